@@ -1,0 +1,203 @@
+"""Input checks for time-indexed frames.
+
+Every check raises before any training starts and names what is wrong and where: the
+series, the column and the first offending timestamp. Checks never mutate the caller's
+frame; functions that change data return a new frame.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from pandas.tseries.frequencies import to_offset
+
+ID_COLUMN = "id"
+TIME_COLUMN = "time"
+NAN_POLICIES = ("raise", "interpolate")
+
+
+def check_horizon(horizon: object) -> int:
+    """Return ``horizon`` as an int, or raise if it is not a positive integer."""
+    if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral):
+        raise TypeError(f"horizon must be a positive int, got {horizon!r} ({type(horizon).__name__})")
+    if horizon < 1:
+        raise ValueError(f"horizon must be a positive int, got {horizon}")
+    return int(horizon)
+
+
+def split_series(data: object, what: str = "data") -> tuple[dict[object, pd.DataFrame], str]:
+    """Turn a frame, a long frame or a dict of frames into ``{id: frame}``.
+
+    Returns the dict and the container kind (``"frame"``, ``"long"`` or ``"dict"``) so that
+    forecasts can be returned in the shape they came in.
+    """
+    if isinstance(data, Mapping):
+        if not data:
+            raise ValueError(f"{what} is an empty dict: expected at least one series")
+        for key, frame in data.items():
+            if not isinstance(frame, pd.DataFrame):
+                raise TypeError(
+                    f"{what}[{key!r}] must be a pandas DataFrame, got {type(frame).__name__}"
+                )
+        return dict(data), "dict"
+    if isinstance(data, pd.Series):
+        raise TypeError(f"{what} must be a pandas DataFrame, got a Series: use series.to_frame()")
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"{what} must be a pandas DataFrame or a dict of DataFrames, got {type(data).__name__}"
+        )
+    if ID_COLUMN not in data.columns:
+        return {None: data}, "frame"
+    frame = data
+    if TIME_COLUMN in frame.columns:
+        frame = frame.set_index(TIME_COLUMN)
+    if frame.empty:
+        raise ValueError(f"{what} is an empty long frame")
+    groups = {key: part.drop(columns=ID_COLUMN) for key, part in frame.groupby(ID_COLUMN, sort=True)}
+    return groups, "long"
+
+
+def join_series(
+    frames: dict[object, pd.DataFrame], kind: str
+) -> pd.DataFrame | dict[object, pd.DataFrame]:
+    """Inverse of :func:`split_series` for forecast frames."""
+    if kind == "frame":
+        return next(iter(frames.values()))
+    if kind == "dict":
+        return frames
+    parts = []
+    for key, frame in frames.items():
+        part = frame.rename_axis(TIME_COLUMN).reset_index()
+        part.insert(0, ID_COLUMN, key)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _where(series_id: object) -> str:
+    return "" if series_id is None else f"series {series_id!r}: "
+
+
+def check_index(frame: pd.DataFrame, series_id: object = None) -> None:
+    """Check that the index is a sorted DatetimeIndex without duplicates."""
+    where = _where(series_id)
+    index = frame.index
+    if not isinstance(index, pd.DatetimeIndex):
+        raise TypeError(
+            f"{where}index must be a pandas DatetimeIndex, got {type(index).__name__} "
+            f"(set a datetime column as index, e.g. df.set_index('timestamp'))"
+        )
+    if len(index) == 0:
+        raise ValueError(f"{where}frame has no rows")
+    if index.hasnans:
+        raise ValueError(f"{where}index has a missing timestamp (NaT) at row {int(np.argmax(index.isna()))}")
+    if index.has_duplicates:
+        first = index[index.duplicated()][0]
+        raise ValueError(f"{where}duplicated timestamp {first} in the index")
+    if not index.is_monotonic_increasing:
+        pos = int(np.argmax(np.diff(index.asi8) < 0)) + 1
+        raise ValueError(
+            f"{where}index is not sorted: timestamp {index[pos]} comes after {index[pos - 1]} "
+            "(sort with df.sort_index())"
+        )
+
+
+def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffset:
+    """Infer the sampling frequency, falling back to the most common step."""
+    where = _where(series_id)
+    if len(index) < 3:
+        raise ValueError(f"{where}need at least 3 timestamps to infer the frequency, got {len(index)}")
+    if index.freq is not None:
+        return to_offset(index.freq)
+    freq = pd.infer_freq(index)
+    if freq is not None:
+        return to_offset(freq)
+    steps = pd.Series(np.diff(index.asi8))
+    return to_offset(pd.Timedelta(int(steps.mode().iloc[0]), unit="ns"))
+
+
+def check_regular(
+    frame: pd.DataFrame, freq: pd.DateOffset, fill_gaps: bool, series_id: object = None
+) -> pd.DataFrame:
+    """Check that ``frame`` sits on a regular grid of ``freq``; insert NaN rows for gaps if asked."""
+    where = _where(series_id)
+    index = frame.index
+    grid = pd.date_range(index[0], index[-1], freq=freq, name=index.name)
+    off_grid = index.difference(grid)
+    if len(off_grid):
+        raise ValueError(
+            f"{where}irregular spacing: timestamp {off_grid[0]} is not on the {freq.freqstr} grid "
+            f"starting at {index[0]}"
+        )
+    missing = grid.difference(index)
+    if len(missing) == 0:
+        return frame
+    if not fill_gaps:
+        raise ValueError(
+            f"{where}{len(missing)} missing step(s) in the {freq.freqstr} grid, the first at "
+            f"{missing[0]} (pass fill_gaps=True to insert and interpolate them)"
+        )
+    return frame.reindex(grid)
+
+
+def check_numeric(frame: pd.DataFrame, columns: list, series_id: object = None) -> None:
+    """Raise a TypeError naming the first non-numeric column."""
+    for column in columns:
+        dtype = frame[column].dtype
+        if not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)):
+            raise TypeError(
+                f"{_where(series_id)}column {column!r} has non-numeric dtype {dtype}; "
+                "every target and covariate column must be numeric"
+            )
+
+
+def check_finite(
+    frame: pd.DataFrame, columns: list, policy: str, series_id: object = None, role: str = "target"
+) -> pd.DataFrame:
+    """Apply the NaN policy to ``columns``: raise on NaN/inf, or interpolate them in time."""
+    if policy not in NAN_POLICIES:
+        raise ValueError(f"nan_policy must be one of {NAN_POLICIES}, got {policy!r}")
+    values = frame[columns].to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return frame
+    row, col = np.argwhere(bad)[0]
+    column, stamp, value = columns[col], frame.index[row], values[row, col]
+    if policy == "raise":
+        raise ValueError(
+            f"{_where(series_id)}{role} column {column!r} has {int(bad.sum())} non-finite value(s), "
+            f"the first ({value}) at {stamp} (pass nan_policy='interpolate' to fill them)"
+        )
+    out = frame.copy()
+    filled = out[columns].replace([np.inf, -np.inf], np.nan)
+    filled = filled.interpolate(method="time", limit_direction="both")
+    if filled.isna().any().any():
+        empty = filled.columns[filled.isna().any()][0]
+        raise ValueError(f"{_where(series_id)}{role} column {empty!r} has no finite value to interpolate from")
+    out[columns] = filled
+    return out
+
+
+def check_columns(frame: pd.DataFrame, expected: list, series_id: object = None, what: str = "data") -> None:
+    """Raise if any of ``expected`` is not a column of ``frame``."""
+    missing = [c for c in expected if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{_where(series_id)}{what} lacks column(s) {missing}; found {list(frame.columns)}"
+        )
+
+
+def check_length(n_rows: int, needed: int, series_id: object = None, why: str = "") -> None:
+    """Raise if a series is shorter than ``needed`` rows."""
+    if n_rows < needed:
+        raise ValueError(
+            f"{_where(series_id)}too little history: {n_rows} rows, but at least {needed} are "
+            f"needed{' (' + why + ')' if why else ''}"
+        )
+
+
+def future_index(last: pd.Timestamp, freq: pd.DateOffset, horizon: int, name: object = None) -> pd.DatetimeIndex:
+    """The ``horizon`` timestamps after ``last`` on the grid of ``freq`` (time zone kept)."""
+    return pd.date_range(last, periods=horizon + 1, freq=freq, name=name)[1:]

@@ -1,0 +1,379 @@
+"""The estimator base: public ``fit``/``predict`` validate and convert once.
+
+Subclasses implement two private methods that receive clean arrays:
+
+``_fit(series, callbacks)``
+    ``series`` is a list of :class:`SeriesArrays` (one per independent series), targets
+    already scaled when the class sets ``_scale_targets = True``.
+``_predict(series, horizon)``
+    returns an array ``(n_series, horizon, n_channels)`` in the same (scaled) units.
+
+Everything about pandas (time index, frequency, time zone, column names, multiple-series
+containers, covariates, calendar features) is handled here, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted
+
+from forecast import _validation as V
+
+FrameLike = pd.DataFrame | dict
+
+
+@dataclass
+class SeriesArrays:
+    """One series as clean arrays, the input of ``_fit`` and ``_predict``.
+
+    Attributes
+    ----------
+    key : object
+        Series id (``None`` for a single series).
+    y : ndarray of shape (T, C)
+        Targets (scaled if the estimator scales), float64.
+    index : DatetimeIndex of length T
+        Timestamps of ``y``.
+    past : ndarray of shape (T, P) or None
+        Past-only covariates (scaled), observed up to the last row of ``y``.
+    future : ndarray of shape (T + H, F) or None
+        Future-known covariates (scaled user columns, then calendar features) for the
+        history and, at prediction time, the ``H`` forecast steps (``H = 0`` in ``fit``).
+    """
+
+    key: object
+    y: np.ndarray
+    index: pd.DatetimeIndex
+    past: np.ndarray | None = None
+    future: np.ndarray | None = None
+
+
+class BaseForecaster(BaseEstimator):
+    """Base class of every forecaster: validation, scaling, covariates and containers.
+
+    Parameters read here when a subclass defines them (all optional):
+    ``future_covariates`` and ``past_covariates`` (lists of column names), ``calendar``
+    (bool), ``country`` (holiday calendar such as ``"DE"`` or ``"DE-BY"``), ``timezone``
+    (local time zone of the calendar features), ``fill_gaps`` (bool) and ``nan_policy``
+    (``"raise"`` or ``"interpolate"``).
+    """
+
+    _scale_targets: bool = True
+
+    # ------------------------------------------------------------------ hooks
+    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+        raise NotImplementedError
+
+    def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _min_history(self) -> int:
+        """Rows of history ``_predict`` needs; also the rows kept after ``fit``."""
+        return 1
+
+    def _min_train_length(self) -> int:
+        """Rows each training series must have."""
+        return self._min_history() + 1
+
+    def _keep_history(self) -> int | None:
+        """Rows of training data kept for ``predict`` without history (None: all)."""
+        return None
+
+    # ----------------------------------------------------------- parameters
+    def _param(self, name: str, default: Any = None) -> Any:
+        return getattr(self, name, default)
+
+    def _covariate_names(self) -> tuple[list, list]:
+        future = list(self._param("future_covariates") or [])
+        past = list(self._param("past_covariates") or [])
+        both = set(future) & set(past)
+        if both:
+            raise ValueError(f"columns {sorted(both)} are declared both future and past covariates")
+        return future, past
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: FrameLike, y: None = None, *, callbacks: list | None = None) -> BaseForecaster:
+        """Fit the forecaster on one or several series.
+
+        Parameters
+        ----------
+        X : DataFrame, long DataFrame or dict of DataFrames
+            Each frame has a regular ``DatetimeIndex`` and one column per target channel,
+            plus the declared covariate columns. A long frame has an ``id`` column (and a
+            ``time`` column or a DatetimeIndex).
+        y : None
+            Ignored; present for scikit-learn compatibility.
+        callbacks : list, optional
+            Training callbacks (for example MLflow tracking); not a hyperparameter.
+
+        Returns
+        -------
+        self
+        """
+        frames, kind = V.split_series(X, "X")
+        future_cols, past_cols = self._covariate_names()
+        first = next(iter(frames.values()))
+        targets = [c for c in first.columns if c not in future_cols and c not in past_cols]
+        if not targets:
+            raise ValueError("X has no target column: every column is declared a covariate")
+        freq = None
+        clean = {}
+        for key, frame in frames.items():
+            frame, freq = self._clean(frame, key, targets, future_cols + past_cols, freq, "X")
+            V.check_length(len(frame), self._min_train_length(), key, self._length_reason())
+            clean[key] = frame
+        self.columns_ = targets
+        self.freq_ = freq
+        self.tz_ = str(first.index.tz) if first.index.tz is not None else None
+        self.input_kind_ = kind
+        self.index_name_ = first.index.name
+        self.future_covariates_, self.past_covariates_ = future_cols, past_cols
+        self._fit_scalers(clean)
+        keep = self._keep_history()
+        self.train_tail_ = {k: (f if keep is None else f.iloc[-keep:]) for k, f in clean.items()}
+        self._fit(self._to_arrays(clean, horizon=0, future=None), list(callbacks or []))
+        return self
+
+    def _length_reason(self) -> str:
+        parts = [f"{p}={self._param(p)}" for p in ("context_length", "horizon") if self._param(p)]
+        return " + ".join(parts)
+
+    def _clean(self, frame, key, targets, covariates, freq, what):
+        V.check_index(frame, key)
+        V.check_columns(frame, targets + covariates, key, what)
+        frame = frame[targets + covariates]
+        V.check_numeric(frame, targets + covariates, key)
+        this_freq = V.infer_freq(frame.index, key)
+        if freq is not None and this_freq != freq:
+            raise ValueError(
+                f"{V._where(key)}frequency {this_freq.freqstr} differs from {freq.freqstr} of the "
+                "other series / of the fitted data"
+            )
+        frame = V.check_regular(frame, this_freq, bool(self._param("fill_gaps", False)), key)
+        policy = self._param("nan_policy", "raise")
+        if self._param("fill_gaps", False):
+            policy = "interpolate"
+        frame = V.check_finite(frame, targets, policy, key, "target")
+        if covariates:
+            frame = V.check_finite(frame, covariates, policy, key, "covariate")
+        return frame.astype(float), this_freq
+
+    def _fit_scalers(self, frames: dict) -> None:
+        stacked = pd.concat(list(frames.values()))
+        self.scaler_ = StandardScaler().fit(stacked[self.columns_].to_numpy()) if self._scale_targets else None
+        user = self.past_covariates_ + self.future_covariates_
+        self.covariate_scaler_ = StandardScaler().fit(stacked[user].to_numpy()) if user else None
+
+    # ------------------------------------------------------------- arrays
+    def _scale(self, y: np.ndarray) -> np.ndarray:
+        return self.scaler_.transform(y) if self.scaler_ is not None else y
+
+    def _unscale(self, y: np.ndarray) -> np.ndarray:
+        if self.scaler_ is None:
+            return y
+        return y * self.scaler_.scale_ + self.scaler_.mean_
+
+    def _scale_covariates(self, frame: pd.DataFrame, columns: list) -> np.ndarray:
+        values = frame[columns].to_numpy(dtype=float)
+        if not columns:
+            return values
+        user = self.past_covariates_ + self.future_covariates_
+        pos = [user.index(c) for c in columns]
+        sc = self.covariate_scaler_
+        return (values - sc.mean_[pos]) / sc.scale_[pos]
+
+    def _calendar(self, index: pd.DatetimeIndex) -> np.ndarray | None:
+        if not self._param("calendar", False):
+            return None
+        from forecast.features import calendar_features
+
+        feats = calendar_features(
+            index, timezone=self._param("timezone"), country=self._param("country")
+        )
+        return feats.to_numpy(dtype=float)
+
+    def _to_arrays(self, frames: dict, horizon: int, future: dict | None) -> list[SeriesArrays]:
+        out = []
+        for key, frame in frames.items():
+            fut = None if future is None else future.get(key)
+            out.append(self._series_arrays(key, frame, horizon, fut))
+        return out
+
+    def _series_arrays(self, key, frame: pd.DataFrame, horizon: int, future: pd.DataFrame | None):
+        y = self._scale(frame[self.columns_].to_numpy(dtype=float))
+        past = self._scale_covariates(frame, self.past_covariates_) if self.past_covariates_ else None
+        full_index = frame.index
+        if horizon:
+            full_index = full_index.append(V.future_index(frame.index[-1], self.freq_, horizon))
+        blocks = []
+        if self.future_covariates_:
+            known = frame[self.future_covariates_]
+            if horizon:
+                known = pd.concat([known, self._check_future(future, full_index[-horizon:], key)])
+            blocks.append(self._scale_covariates(known, self.future_covariates_))
+        cal = self._calendar(full_index)
+        if cal is not None:
+            blocks.append(cal)
+        fut = np.concatenate(blocks, axis=1) if blocks else None
+        return SeriesArrays(key=key, y=y, index=frame.index, past=past, future=fut)
+
+    def _check_future(self, future: pd.DataFrame | None, index: pd.DatetimeIndex, key) -> pd.DataFrame:
+        cols = self.future_covariates_
+        if future is None:
+            raise ValueError(
+                f"{V._where(key)}future covariates {cols} are declared: pass future=DataFrame with "
+                f"their values for the {len(index)} forecast timestamps {index[0]} .. {index[-1]}"
+            )
+        V.check_columns(future, cols, key, "future")
+        missing = index.difference(future.index)
+        if len(missing):
+            raise ValueError(
+                f"{V._where(key)}future covariates lack {len(missing)} forecast timestamp(s), the "
+                f"first at {missing[0]}"
+            )
+        part = future.loc[index, cols]
+        V.check_numeric(part, cols, key)
+        return V.check_finite(part, cols, "raise", key, "future covariate")
+
+    # -------------------------------------------------------------- predict
+    def predict(
+        self, horizon: int = 1, history: FrameLike | None = None, future: FrameLike | None = None
+    ) -> FrameLike:
+        """Forecast the ``horizon`` steps after the end of the data.
+
+        Parameters
+        ----------
+        horizon : int
+            Number of steps to forecast.
+        history : DataFrame, long DataFrame or dict of DataFrames, optional
+            New history to forecast from without refitting; defaults to the data seen in
+            ``fit``.
+        future : DataFrame or dict of DataFrames, optional
+            Values of the declared ``future_covariates`` for the forecast timestamps.
+
+        Returns
+        -------
+        DataFrame or dict of DataFrames
+            Indexed by the ``horizon`` timestamps after the history, one column per target,
+            in the container the data came in.
+        """
+        check_is_fitted(self, "columns_")
+        horizon = V.check_horizon(horizon)
+        if history is None:
+            frames, kind = self.train_tail_, self.input_kind_
+        else:
+            raw, kind = V.split_series(history, "history")
+            frames = {
+                k: self._clean(f, k, self.columns_, self.past_covariates_ + self.future_covariates_,
+                               self.freq_, "history")[0]
+                for k, f in raw.items()
+            }
+        for key, frame in frames.items():
+            V.check_length(len(frame), self._min_history(), key, "history needed by predict")
+        fut = None
+        if future is not None:
+            fut_frames, _ = V.split_series(future, "future")
+            fut = fut_frames if kind != "frame" else {k: next(iter(fut_frames.values())) for k in frames}
+        arrays = self._to_arrays(frames, horizon, fut)
+        pred = self._unscale_3d(self._predict(arrays, horizon))
+        out = {}
+        for i, (key, frame) in enumerate(frames.items()):
+            index = V.future_index(frame.index[-1], self.freq_, horizon, self.index_name_)
+            out[key] = pd.DataFrame(pred[i], index=index, columns=list(self.columns_))
+        return V.join_series(out, kind)
+
+    def _unscale_3d(self, pred: np.ndarray) -> np.ndarray:
+        n, h, c = pred.shape
+        return self._unscale(pred.reshape(n * h, c)).reshape(n, h, c)
+
+    def predict_origins(
+        self, data: FrameLike, origins: pd.DatetimeIndex | list, horizon: int
+    ) -> pd.DataFrame:
+        """Forecast from many origins of one data set in one batched call.
+
+        The forecast issued at origin ``t`` sees only the rows of ``data`` with timestamp
+        ``<= t`` (plus declared future covariates for its horizon).
+
+        Parameters
+        ----------
+        data : DataFrame, long DataFrame or dict of DataFrames
+            History (and actuals after it) with the fitted columns.
+        origins : list of timestamps
+            Last observed timestamp of each forecast.
+        horizon : int
+            Steps forecast from each origin.
+
+        Returns
+        -------
+        DataFrame
+            Long frame with columns ``origin``, ``id`` (for several series), ``time`` and one
+            column per target.
+        """
+        check_is_fitted(self, "columns_")
+        horizon = V.check_horizon(horizon)
+        raw, kind = V.split_series(data, "data")
+        covs = self.past_covariates_ + self.future_covariates_
+        arrays, meta = [], []
+        origins = pd.DatetimeIndex(origins)
+        for key, frame in raw.items():
+            frame = self._clean(frame, key, self.columns_, covs, self.freq_, "data")[0]
+            whole = self._series_arrays(key, frame, 0, None)
+            for origin in origins:
+                pos = int(frame.index.searchsorted(origin, side="right"))
+                if pos == 0 or frame.index[pos - 1] != origin:
+                    raise ValueError(f"{V._where(key)}origin {origin} is not a timestamp of the data")
+                V.check_length(pos, self._min_history(), key, f"history before origin {origin}")
+                arrays.append(self._origin_arrays(whole, frame, pos, horizon))
+                meta.append((key, origin))
+        pred = self._unscale_3d(self._predict(arrays, horizon))
+        parts = []
+        for (key, origin), values in zip(meta, pred, strict=True):
+            index = V.future_index(origin, self.freq_, horizon)
+            part = pd.DataFrame(values, columns=list(self.columns_))
+            part.insert(0, V.TIME_COLUMN, index)
+            if kind != "frame":
+                part.insert(0, V.ID_COLUMN, key)
+            part.insert(0, "origin", origin)
+            parts.append(part)
+        return pd.concat(parts, ignore_index=True)
+
+    def _origin_arrays(self, whole: SeriesArrays, frame: pd.DataFrame, pos: int, horizon: int):
+        fut = whole.future
+        if fut is not None:
+            if pos + horizon > len(fut):
+                if self.future_covariates_:
+                    raise ValueError(
+                        f"{V._where(whole.key)}future covariates end at {frame.index[-1]}, before "
+                        f"the horizon of origin {frame.index[pos - 1]}"
+                    )
+                index = frame.index[:pos].append(V.future_index(frame.index[pos - 1], self.freq_, horizon))
+                fut = self._calendar(index)
+            else:
+                fut = fut[: pos + horizon]
+        return SeriesArrays(
+            key=whole.key,
+            y=whole.y[:pos],
+            index=whole.index[:pos],
+            past=None if whole.past is None else whole.past[:pos],
+            future=fut,
+        )
+
+    # ---------------------------------------------------------- persistence
+    def save(self, path: str) -> None:
+        """Save the fitted estimator to the folder ``path`` (see :mod:`forecast.persistence`)."""
+        from forecast.persistence import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: str, device: str | None = None) -> BaseForecaster:
+        """Load an estimator saved with :meth:`save`, optionally onto ``device``."""
+        from forecast.persistence import load
+
+        return load(path, device=device)

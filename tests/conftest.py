@@ -1,0 +1,43 @@
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+torch.set_num_threads(2)
+
+DATA_DIR = Path(os.environ.get("FORECAST_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+@pytest.fixture
+def seed():
+    np.random.seed(0)
+    torch.manual_seed(0)
+    return 0
+
+
+@pytest.fixture
+def data_dir():
+    if not DATA_DIR.is_dir():
+        pytest.skip(f"real data folder {DATA_DIR} not found (set FORECAST_DATA_DIR)")
+    return DATA_DIR
+
+
+def make_series(n=400, freq="h", channels=1, tz=None, start="2023-01-01", seed=0, name=None):
+    """A small synthetic series with a daily cycle and noise."""
+    rng = np.random.default_rng(seed)
+    index = pd.date_range(start, periods=n, freq=freq, tz=tz, name=name)
+    t = np.arange(n)
+    cols = {}
+    for c in range(channels):
+        cols[f"y{c}" if channels > 1 else "load"] = (
+            10 + 3 * np.sin(2 * np.pi * t / 24 + c) + 0.3 * rng.standard_normal(n)
+        )
+    return pd.DataFrame(cols, index=index)
+
+
+@pytest.fixture
+def series():
+    return make_series()
