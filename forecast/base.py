@@ -137,7 +137,12 @@ class BaseForecaster(BaseEstimator):
         self._fit_scalers(clean)
         keep = self._keep_history()
         self.train_tail_ = {k: (f if keep is None else f.iloc[-keep:]) for k, f in clean.items()}
-        self._fit(self._to_arrays(clean, horizon=0, future=None), list(callbacks or []))
+        callbacks = list(callbacks or [])
+        for callback in callbacks:
+            callback.on_fit_start(self)
+        self._fit(self._to_arrays(clean, horizon=0, future=None), callbacks)
+        for callback in callbacks:
+            callback.on_fit_end(self)
         return self
 
     def _length_reason(self) -> str:
