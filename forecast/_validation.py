@@ -8,6 +8,7 @@ frame; functions that change data return a new frame.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -22,7 +23,9 @@ NAN_POLICIES = ("raise", "interpolate")
 def check_horizon(horizon: object) -> int:
     """Return ``horizon`` as an int, or raise if it is not a positive integer."""
     if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral):
-        raise TypeError(f"horizon must be a positive int, got {horizon!r} ({type(horizon).__name__})")
+        raise TypeError(
+            f"horizon must be a positive int, got {horizon!r} ({type(horizon).__name__})"
+        )
     if horizon < 1:
         raise ValueError(f"horizon must be a positive int, got {horizon}")
     return int(horizon)
@@ -56,7 +59,9 @@ def split_series(data: object, what: str = "data") -> tuple[dict[object, pd.Data
         frame = frame.set_index(TIME_COLUMN)
     if frame.empty:
         raise ValueError(f"{what} is an empty long frame")
-    groups = {key: part.drop(columns=ID_COLUMN) for key, part in frame.groupby(ID_COLUMN, sort=True)}
+    groups = {
+        key: part.drop(columns=ID_COLUMN) for key, part in frame.groupby(ID_COLUMN, sort=True)
+    }
     return groups, "long"
 
 
@@ -92,7 +97,9 @@ def check_index(frame: pd.DataFrame, series_id: object = None) -> None:
     if len(index) == 0:
         raise ValueError(f"{where}frame has no rows")
     if index.hasnans:
-        raise ValueError(f"{where}index has a missing timestamp (NaT) at row {int(np.argmax(index.isna()))}")
+        raise ValueError(
+            f"{where}index has a missing timestamp (NaT) at row {int(np.argmax(index.isna()))}"
+        )
     if index.has_duplicates:
         first = index[index.duplicated()][0]
         raise ValueError(f"{where}duplicated timestamp {first} in the index")
@@ -108,20 +115,24 @@ def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffs
     """Infer the sampling frequency, falling back to the most common step."""
     where = _where(series_id)
     if len(index) < 3:
-        raise ValueError(f"{where}need at least 3 timestamps to infer the frequency, got {len(index)}")
+        raise ValueError(
+            f"{where}need at least 3 timestamps to infer the frequency, got {len(index)}"
+        )
     if index.freq is not None:
         return to_offset(index.freq)
-    freq = pd.infer_freq(index)
+    with warnings.catch_warnings():  # pandas 3 warns that the return type will change
+        warnings.simplefilter("ignore")
+        freq = pd.infer_freq(index)
     if freq is not None:
         return to_offset(freq)
-    steps = pd.Series(np.diff(index.asi8))
-    return to_offset(pd.Timedelta(int(steps.mode().iloc[0]), unit="ns"))
+    steps = pd.Series(index[1:] - index[:-1])
+    return to_offset(pd.Timedelta(steps.mode().iloc[0]))
 
 
 def check_regular(
     frame: pd.DataFrame, freq: pd.DateOffset, fill_gaps: bool, series_id: object = None
 ) -> pd.DataFrame:
-    """Check that ``frame`` sits on a regular grid of ``freq``; insert NaN rows for gaps if asked."""
+    """Check that ``frame`` lies on a regular ``freq`` grid; insert NaN rows for gaps if asked."""
     where = _where(series_id)
     index = frame.index
     grid = pd.date_range(index[0], index[-1], freq=freq, name=index.name)
@@ -167,7 +178,8 @@ def check_finite(
     column, stamp, value = columns[col], frame.index[row], values[row, col]
     if policy == "raise":
         raise ValueError(
-            f"{_where(series_id)}{role} column {column!r} has {int(bad.sum())} non-finite value(s), "
+            f"{_where(series_id)}{role} column {column!r} has {int(bad.sum())} "
+            "non-finite value(s), "
             f"the first ({value}) at {stamp} (pass nan_policy='interpolate' to fill them)"
         )
     out = frame.copy()
@@ -175,12 +187,16 @@ def check_finite(
     filled = filled.interpolate(method="time", limit_direction="both")
     if filled.isna().any().any():
         empty = filled.columns[filled.isna().any()][0]
-        raise ValueError(f"{_where(series_id)}{role} column {empty!r} has no finite value to interpolate from")
+        raise ValueError(
+            f"{_where(series_id)}{role} column {empty!r} has no finite value to interpolate from"
+        )
     out[columns] = filled
     return out
 
 
-def check_columns(frame: pd.DataFrame, expected: list, series_id: object = None, what: str = "data") -> None:
+def check_columns(
+    frame: pd.DataFrame, expected: list, series_id: object = None, what: str = "data"
+) -> None:
     """Raise if any of ``expected`` is not a column of ``frame``."""
     missing = [c for c in expected if c not in frame.columns]
     if missing:
@@ -198,6 +214,8 @@ def check_length(n_rows: int, needed: int, series_id: object = None, why: str = 
         )
 
 
-def future_index(last: pd.Timestamp, freq: pd.DateOffset, horizon: int, name: object = None) -> pd.DatetimeIndex:
-    """The ``horizon`` timestamps after ``last`` on the grid of ``freq`` (time zone kept)."""
+def future_index(
+    last: pd.Timestamp, freq: pd.DateOffset, horizon: int, name: object = None
+) -> pd.DatetimeIndex:
+    """Return the ``horizon`` timestamps after ``last`` on the grid of ``freq`` (time zone kept)."""
     return pd.date_range(last, periods=horizon + 1, freq=freq, name=name)[1:]

@@ -171,7 +171,9 @@ class BaseForecaster(BaseEstimator):
 
     def _fit_scalers(self, frames: dict) -> None:
         stacked = pd.concat(list(frames.values()))
-        self.scaler_ = StandardScaler().fit(stacked[self.columns_].to_numpy()) if self._scale_targets else None
+        self.scaler_ = (
+            StandardScaler().fit(stacked[self.columns_].to_numpy()) if self._scale_targets else None
+        )
         user = self.past_covariates_ + self.future_covariates_
         self.covariate_scaler_ = StandardScaler().fit(stacked[user].to_numpy()) if user else None
 
@@ -212,7 +214,9 @@ class BaseForecaster(BaseEstimator):
 
     def _series_arrays(self, key, frame: pd.DataFrame, horizon: int, future: pd.DataFrame | None):
         y = self._scale(frame[self.columns_].to_numpy(dtype=float))
-        past = self._scale_covariates(frame, self.past_covariates_) if self.past_covariates_ else None
+        past = (
+            self._scale_covariates(frame, self.past_covariates_) if self.past_covariates_ else None
+        )
         full_index = frame.index
         if horizon:
             full_index = full_index.append(V.future_index(frame.index[-1], self.freq_, horizon))
@@ -228,7 +232,9 @@ class BaseForecaster(BaseEstimator):
         fut = np.concatenate(blocks, axis=1) if blocks else None
         return SeriesArrays(key=key, y=y, index=frame.index, past=past, future=fut)
 
-    def _check_future(self, future: pd.DataFrame | None, index: pd.DatetimeIndex, key) -> pd.DataFrame:
+    def _check_future(
+        self, future: pd.DataFrame | None, index: pd.DatetimeIndex, key
+    ) -> pd.DataFrame:
         cols = self.future_covariates_
         if future is None:
             raise ValueError(
@@ -275,8 +281,14 @@ class BaseForecaster(BaseEstimator):
         else:
             raw, kind = V.split_series(history, "history")
             frames = {
-                k: self._clean(f, k, self.columns_, self.past_covariates_ + self.future_covariates_,
-                               self.freq_, "history")[0]
+                k: self._clean(
+                    f,
+                    k,
+                    self.columns_,
+                    self.past_covariates_ + self.future_covariates_,
+                    self.freq_,
+                    "history",
+                )[0]
                 for k, f in raw.items()
             }
         for key, frame in frames.items():
@@ -284,7 +296,11 @@ class BaseForecaster(BaseEstimator):
         fut = None
         if future is not None:
             fut_frames, _ = V.split_series(future, "future")
-            fut = fut_frames if kind != "frame" else {k: next(iter(fut_frames.values())) for k in frames}
+            fut = (
+                fut_frames
+                if kind != "frame"
+                else {k: next(iter(fut_frames.values())) for k in frames}
+            )
         arrays = self._to_arrays(frames, horizon, fut)
         pred = self._unscale_3d(self._predict(arrays, horizon))
         out = {}
@@ -332,7 +348,9 @@ class BaseForecaster(BaseEstimator):
             for origin in origins:
                 pos = int(frame.index.searchsorted(origin, side="right"))
                 if pos == 0 or frame.index[pos - 1] != origin:
-                    raise ValueError(f"{V._where(key)}origin {origin} is not a timestamp of the data")
+                    raise ValueError(
+                        f"{V._where(key)}origin {origin} is not a timestamp of the data"
+                    )
                 V.check_length(pos, self._min_history(), key, f"history before origin {origin}")
                 arrays.append(self._origin_arrays(whole, frame, pos, horizon))
                 meta.append((key, origin))
@@ -357,7 +375,9 @@ class BaseForecaster(BaseEstimator):
                         f"{V._where(whole.key)}future covariates end at {frame.index[-1]}, before "
                         f"the horizon of origin {frame.index[pos - 1]}"
                     )
-                index = frame.index[:pos].append(V.future_index(frame.index[pos - 1], self.freq_, horizon))
+                index = frame.index[:pos].append(
+                    V.future_index(frame.index[pos - 1], self.freq_, horizon)
+                )
                 fut = self._calendar(index)
             else:
                 fut = fut[: pos + horizon]

@@ -8,12 +8,13 @@ import torch
 
 torch.set_num_threads(2)
 
-DATA_DIR = Path(os.environ.get("FORECAST_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATA_DIR = Path(
+    os.environ.get("FORECAST_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 
 
 @pytest.fixture
 def seed():
-    np.random.seed(0)
     torch.manual_seed(0)
     return 0
 

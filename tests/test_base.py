@@ -1,0 +1,140 @@
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from forecast.base import BaseForecaster
+from tests.conftest import make_series
+from tests.test_validation import LastValue
+
+
+class Recorder(BaseForecaster):
+    """Stores what the base hands to _predict; forecasts the last value."""
+
+    def __init__(self, future_covariates=None, past_covariates=None, calendar=False, timezone=None):
+        self.future_covariates = future_covariates
+        self.past_covariates = past_covariates
+        self.calendar = calendar
+        self.timezone = timezone
+
+    def _fit(self, series, callbacks):
+        self.fit_series_ = series
+
+    def _predict(self, series, horizon):
+        self.predict_series_ = series
+        return np.stack([np.repeat(s.y[-1:], horizon, axis=0) for s in series])
+
+
+def test_predict_before_fit():
+    with pytest.raises(NotFittedError):
+        LastValue().predict(3)
+
+
+def test_forecast_index_and_columns():
+    df = make_series(48, channels=3)
+    fc = LastValue().fit(df).predict(5)
+    assert list(fc.columns) == ["y0", "y1", "y2"]
+    expected = pd.date_range("2023-01-03 00:00", periods=5, freq="h")
+    pd.testing.assert_index_equal(fc.index, expected, check_names=False)
+    np.testing.assert_allclose(fc.iloc[0].to_numpy(), df.iloc[-1].to_numpy())
+
+
+def test_scaling_is_undone():
+    df = make_series(48) * 1000 + 5e4
+    model = LastValue().fit(df)
+    assert abs(model.seen_[0].mean()) < 1e-9 and model.seen_[0].std() == pytest.approx(1.0)
+    assert model.predict(1).iloc[0, 0] == pytest.approx(df.iloc[-1, 0])
+
+
+def test_timezone_kept_across_spring_forward():
+    # last observation 2023-03-26 01:00 CET; the next local hour is 03:00 CEST
+    df = make_series(50, tz="Europe/Berlin", start="2023-03-24 00:00")
+    df = df.loc[:"2023-03-26 01:00"]
+    fc = LastValue().fit(df).predict(3)
+    assert [t.strftime("%H:%M%z") for t in fc.index] == ["03:00+0200", "04:00+0200", "05:00+0200"]
+
+
+def test_timezone_kept_across_fall_back():
+    df = make_series(50, tz="Europe/Berlin", start="2023-10-27 00:00")
+    df = df.loc[:"2023-10-29 01:00"]
+    fc = LastValue().fit(df).predict(3)
+    stamps = [t.strftime("%H:%M%z") for t in fc.index]
+    assert stamps == ["02:00+0200", "02:00+0100", "03:00+0100"]
+    assert ((fc.index[1:] - fc.index[:-1]) == pd.Timedelta("1h")).all()
+
+
+def test_quarter_hour_and_daily_frequencies():
+    fc = LastValue().fit(make_series(30, freq="15min")).predict(2)
+    assert fc.index[0] == pd.Timestamp("2023-01-01 07:30")
+    fc = LastValue().fit(make_series(30, freq="D")).predict(2)
+    assert list(fc.index) == [pd.Timestamp("2023-01-31"), pd.Timestamp("2023-02-01")]
+
+
+def test_predict_from_new_history_without_refit():
+    model = LastValue().fit(make_series(48))
+    new = make_series(30, start="2024-06-01", seed=3)
+    fc = model.predict(2, history=new)
+    assert fc.index[0] == pd.Timestamp("2024-06-02 06:00")
+    assert fc.iloc[0, 0] == pytest.approx(new.iloc[-1, 0])
+
+
+def test_dict_and_long_frames_round_trip_container():
+    a, b = make_series(40), make_series(40, seed=1) + 100
+    fc = LastValue().fit({"a": a, "b": b}).predict(2)
+    assert set(fc) == {"a", "b"}
+    assert fc["b"].iloc[0, 0] == pytest.approx(b.iloc[-1, 0])
+    long = pd.concat([a.assign(id="a"), b.assign(id="b")]).rename_axis("time").reset_index()
+    out = LastValue().fit(long).predict(2)
+    assert list(out.columns) == ["id", "time", "load"]
+    assert out.loc[out.id == "b", "load"].iloc[0] == pytest.approx(b.iloc[-1, 0])
+
+
+def test_future_covariates_required_at_predict():
+    df = make_series(48)
+    df["temp"] = np.arange(48.0)
+    model = Recorder(future_covariates=["temp"]).fit(df)
+    assert model.columns_ == ["load"]
+    with pytest.raises(ValueError, match="pass future=DataFrame"):
+        model.predict(3)
+    future = pd.DataFrame(
+        {"temp": [48.0, 49.0]}, index=pd.date_range("2023-01-03", periods=2, freq="h")
+    )
+    with pytest.raises(ValueError, match="lack 1 forecast timestamp.*2023-01-03 02:00:00"):
+        model.predict(3, future=future)
+    future = pd.DataFrame(
+        {"temp": [48.0, 49.0, 50.0]}, index=pd.date_range("2023-01-03", periods=3, freq="h")
+    )
+    model.predict(3, future=future)
+    fut = model.predict_series_[0].future
+    assert fut.shape == (48 + 3, 1)
+    sc = model.covariate_scaler_
+    np.testing.assert_allclose(fut[:, 0] * sc.scale_[0] + sc.mean_[0], np.arange(51.0))
+
+
+def test_past_covariates_are_history_only():
+    df = make_series(48)
+    df["price"] = np.arange(48.0)
+    model = Recorder(past_covariates=["price"]).fit(df)
+    model.predict(4)
+    s = model.predict_series_[0]
+    assert s.past.shape == (48, 1) and s.future is None
+
+
+def test_predict_origins_never_sees_the_future():
+    df = make_series(100)
+    model = Recorder().fit(df.iloc[:50])
+    origins = df.index[[49, 60, 75]]
+    out = model.predict_origins(df, origins, horizon=4)
+    for origin, s in zip(origins, model.predict_series_, strict=True):
+        assert s.index[-1] == origin
+        assert len(s.y) == df.index.get_loc(origin) + 1
+    first = out[out.origin == origins[1]]
+    assert first["time"].iloc[0] == origins[1] + pd.Timedelta("1h")
+    assert first["load"].iloc[0] == pytest.approx(df.loc[origins[1], "load"])
+
+
+def test_predict_origins_rejects_unknown_origin():
+    df = make_series(60)
+    model = Recorder().fit(df)
+    with pytest.raises(ValueError, match="origin 2023-01-01 10:30:00 is not a timestamp"):
+        model.predict_origins(df, [pd.Timestamp("2023-01-01 10:30")], 2)

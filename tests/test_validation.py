@@ -1,0 +1,134 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast import _validation as V
+from forecast.base import BaseForecaster
+from tests.conftest import make_series
+
+
+class LastValue(BaseForecaster):
+    """Repeats the last (scaled) value; enough to exercise the base."""
+
+    def __init__(self, context_length=3, nan_policy="raise", fill_gaps=False):
+        self.context_length = context_length
+        self.nan_policy = nan_policy
+        self.fill_gaps = fill_gaps
+
+    def _min_history(self):
+        return self.context_length
+
+    def _fit(self, series, callbacks):
+        self.seen_ = [s.y.copy() for s in series]
+
+    def _predict(self, series, horizon):
+        return np.stack([np.repeat(s.y[-1:], horizon, axis=0) for s in series])
+
+
+@pytest.mark.parametrize("horizon", [0, -3, 1.5, "24", True, None])
+def test_bad_horizon(horizon):
+    with pytest.raises((TypeError, ValueError), match="horizon must be a positive int"):
+        V.check_horizon(horizon)
+
+
+def test_numpy_int_horizon_is_accepted():
+    assert V.check_horizon(np.int64(4)) == 4
+
+
+def test_index_not_datetime():
+    df = pd.DataFrame({"load": [1.0, 2.0, 3.0]})
+    with pytest.raises(TypeError, match="DatetimeIndex, got RangeIndex"):
+        LastValue().fit(df)
+
+
+def test_unsorted_names_first_offending_timestamp():
+    df = make_series(10)
+    df = df.iloc[[0, 1, 2, 4, 3, 5, 6, 7, 8, 9]]
+    with pytest.raises(ValueError, match="not sorted: timestamp 2023-01-01 03:00:00 comes after"):
+        LastValue().fit(df)
+
+
+def test_duplicate_timestamp_named():
+    df = make_series(10)
+    df = pd.concat([df.iloc[:5], df.iloc[4:]])
+    with pytest.raises(ValueError, match="duplicated timestamp 2023-01-01 04:00:00"):
+        LastValue().fit(df)
+
+
+def test_missing_step_raises_then_fills():
+    df = make_series(30).drop(pd.Timestamp("2023-01-01 07:00"))
+    with pytest.raises(ValueError, match=r"1 missing step\(s\).*first at 2023-01-01 07:00:00"):
+        LastValue().fit(df)
+    model = LastValue(fill_gaps=True).fit(df)
+    filled = model.train_tail_[None]
+    assert len(filled) == 30
+    expected = (df.loc["2023-01-01 06:00", "load"] + df.loc["2023-01-01 08:00", "load"]) / 2
+    assert filled.loc["2023-01-01 07:00", "load"] == pytest.approx(expected)
+
+
+def test_off_grid_timestamp_raises():
+    df = make_series(30)
+    index = df.index.tolist()
+    index[10] = index[10] + pd.Timedelta("17min")
+    df.index = pd.DatetimeIndex(index)
+    with pytest.raises(ValueError, match="irregular spacing: timestamp 2023-01-01 10:17:00"):
+        LastValue().fit(df)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_target_names_column_and_time(bad):
+    df = make_series(30)
+    df.iloc[12, 0] = bad
+    with pytest.raises(
+        ValueError, match="target column 'load' has 1 non-finite value.*2023-01-01 12:00:00"
+    ):
+        LastValue().fit(df)
+
+
+def test_interpolate_policy_fills_linearly():
+    df = make_series(30)
+    df.iloc[12, 0] = np.nan
+    model = LastValue(nan_policy="interpolate").fit(df)
+    got = model.train_tail_[None]["load"].iloc[12]
+    assert got == pytest.approx((df["load"].iloc[11] + df["load"].iloc[13]) / 2)
+
+
+def test_non_numeric_column():
+    df = make_series(30)
+    df["site"] = "berlin"
+    with pytest.raises(TypeError, match="column 'site' has non-numeric dtype"):
+        LastValue().fit(df)
+
+
+def test_too_little_history():
+    with pytest.raises(ValueError, match="too little history: 3 rows, but at least 4"):
+        LastValue(context_length=3).fit(make_series(3))
+
+
+def test_input_frame_not_mutated():
+    df = make_series(50)
+    df.iloc[5, 0] = np.nan
+    before = df.copy()
+    model = LastValue(nan_policy="interpolate").fit(df)
+    model.predict(3, history=df)
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_frequency_mismatch_in_history():
+    model = LastValue().fit(make_series(50))
+    with pytest.raises(ValueError, match="frequency 30min differs from h"):
+        model.predict(2, history=make_series(50, freq="30min"))
+
+
+def test_history_missing_column():
+    model = LastValue().fit(make_series(50))
+    other = make_series(50).rename(columns={"load": "demand"})
+    with pytest.raises(ValueError, match=r"history lacks column\(s\) \['load'\]"):
+        model.predict(2, history=other)
+
+
+def test_series_names_appear_in_errors():
+    good, bad = make_series(40), make_series(40)
+    bad.iloc[7, 0] = np.nan
+    with pytest.raises(ValueError, match="series 'north': target column 'load'"):
+        LastValue().fit({"south": good, "north": bad})
