@@ -1,0 +1,162 @@
+"""One contract suite over every estimator the package exports.
+
+Each estimator runs with tiny parameters (``TEST_PARAMS``); an exported estimator without an
+entry fails, so nothing new escapes the contract.
+"""
+
+import inspect
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+import forecast
+from forecast.base import BaseForecaster
+from tests.conftest import make_series
+
+NEURAL = {"max_epochs": 2, "hidden_size": 4, "context_length": 24, "horizon": 6, "batch_size": 32}
+
+TEST_PARAMS = {
+    "ElmanForecaster": NEURAL,
+    "LSTMForecaster": NEURAL,
+    "GRUForecaster": NEURAL,
+    "OrthogonalRNNForecaster": NEURAL,
+    "TransformerForecaster": {**NEURAL, "n_heads": 2},
+    "HopfieldForecaster": {**NEURAL, "n_heads": 2},
+    "Naive": {},
+    "SeasonalNaive": {"season": "1D"},
+    "ETSForecaster": {"seasonal_periods": 24},
+    "SARIMAXForecaster": {"order": (1, 0, 0), "seasonal_order": (0, 0, 0, 0)},
+    "MSTLForecaster": {"periods": ("1D",)},
+    "LinearLagForecaster": {"lags": 24},
+    "ExternalForecast": {"column": "tso"},
+}
+
+ESTIMATORS = sorted(
+    (name, obj)
+    for name, obj in vars(forecast).items()
+    if inspect.isclass(obj) and issubclass(obj, BaseForecaster) and obj is not BaseForecaster
+)
+IDS = [name for name, _ in ESTIMATORS]
+
+
+def make(name, cls, **extra):
+    params = dict(TEST_PARAMS[name])
+    accepted = inspect.signature(cls.__init__).parameters
+    if "random_state" in accepted:
+        params["random_state"] = 0
+    params.update(extra)
+    return cls(**params)
+
+
+def data_for(name, n=24 * 8, channels=1):
+    df = make_series(n, channels=channels, tz="Europe/Berlin", start="2023-03-20")
+    if name == "ExternalForecast":
+        df["tso"] = df.iloc[:, 0] + 0.1
+    return df
+
+
+@pytest.fixture(params=ESTIMATORS, ids=IDS)
+def case(request):
+    name, cls = request.param
+    if name not in TEST_PARAMS:
+        pytest.fail(f"exported estimator {name} has no TEST_PARAMS entry in tests/test_contract.py")
+    return name, cls
+
+
+def test_every_export_has_test_params():
+    assert ESTIMATORS, "the package exports no estimator"
+    assert set(IDS) <= set(TEST_PARAMS), set(IDS) - set(TEST_PARAMS)
+
+
+def test_init_stores_params_verbatim(case):
+    name, cls = case
+    est = make(name, cls)
+    params = est.get_params()
+    signature = inspect.signature(cls.__init__).parameters
+    assert set(params) == set(signature) - {"self"}
+    for key, value in TEST_PARAMS[name].items():
+        assert params[key] is value
+    assert not [k for k in vars(est) if k.endswith("_")], "fitted state set in __init__"
+
+
+def test_clone_and_set_params_round_trip(case):
+    name, cls = case
+    est = make(name, cls)
+    twin = clone(est)
+    assert twin is not est and twin.get_params() == est.get_params()
+    params = est.get_params()
+    twin.set_params(**params)
+    assert twin.get_params() == params
+
+
+def test_not_fitted_error(case):
+    name, cls = case
+    with pytest.raises(NotFittedError):
+        make(name, cls).predict(horizon=3)
+
+
+def test_fit_returns_self_and_forecast_frame(case):
+    name, cls = case
+    df = data_for(name)
+    est = make(name, cls)
+    assert est.fit(df) is est
+    fc = est.predict(horizon=5, **future_kwargs(name, df, 5))
+    assert list(fc.columns) == ["load"]
+    assert len(fc) == 5 and np.isfinite(fc.to_numpy()).all()
+    expected = pd.date_range(df.index[-1], periods=6, freq="h")[1:]
+    pd.testing.assert_index_equal(fc.index, expected, check_names=False)
+    assert str(fc.index.tz) == "Europe/Berlin"
+
+
+def test_input_frame_unchanged(case):
+    name, cls = case
+    df = data_for(name)
+    before = df.copy()
+    est = make(name, cls).fit(df)
+    est.predict(horizon=4, history=df, **future_kwargs(name, df, 4))
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_same_seed_same_forecast(case):
+    name, cls = case
+    df = data_for(name)
+    kw = future_kwargs(name, df, 4)
+    first = make(name, cls).fit(df).predict(horizon=4, **kw)
+    second = make(name, cls).fit(df).predict(horizon=4, **kw)
+    pd.testing.assert_frame_equal(first, second)
+
+
+def test_pickle_and_save_load_round_trip(case, tmp_path):
+    name, cls = case
+    df = data_for(name)
+    kw = future_kwargs(name, df, 4)
+    est = make(name, cls).fit(df)
+    expected = est.predict(horizon=4, **kw)
+    restored = pickle.loads(pickle.dumps(est))
+    pd.testing.assert_frame_equal(restored.predict(horizon=4, **kw), expected)
+    est.save(tmp_path / "model")
+    loaded = BaseForecaster.load(tmp_path / "model", device="cpu")
+    as_json = {k: list(v) if isinstance(v, tuple) else v for k, v in est.get_params().items()}
+    assert type(loaded) is cls and loaded.get_params() == as_json
+    pd.testing.assert_frame_equal(loaded.predict(horizon=4, **kw), expected)
+
+
+def test_history_without_refit_moves_the_index(case):
+    name, cls = case
+    df = data_for(name)
+    est = make(name, cls).fit(df)
+    shifted = df.copy()
+    shifted.index = shifted.index + pd.Timedelta("30D")
+    fc = est.predict(horizon=3, history=shifted, **future_kwargs(name, shifted, 3))
+    assert fc.index[0] == shifted.index[-1] + pd.Timedelta("1h")
+
+
+def future_kwargs(name, df, horizon):
+    if name != "ExternalForecast":
+        return {}
+    index = pd.date_range(df.index[-1], periods=horizon + 1, freq="h")[1:]
+    return {"future": pd.DataFrame({"tso": np.linspace(9, 11, horizon)}, index=index)}
