@@ -126,6 +126,7 @@ class BaseForecaster(BaseEstimator):
         clean = {}
         for key, frame in frames.items():
             frame, freq = self._clean(frame, key, targets, future_cols + past_cols, freq, "X")
+            self.freq_ = freq
             V.check_length(len(frame), self._min_train_length(), key, self._length_reason())
             clean[key] = frame
         self.columns_ = targets

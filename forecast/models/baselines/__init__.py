@@ -1,0 +1,28 @@
+"""Statistical baselines with the estimator API of :class:`forecast.base.BaseForecaster`.
+
+Pure array functions live in ``_math`` (numpy) and ``_statsmodels`` (statsmodels engines,
+imported lazily); the classes here only hold parameters and fitted state.
+
+- :class:`Naive`, :class:`SeasonalNaive`: last value, last season(s).
+- :class:`ETSForecaster`, :class:`SARIMAXForecaster`, :class:`MSTLForecaster`: statsmodels.
+- :class:`LinearLagForecaster`: ridge on lags and calendar features, recursive roll-out.
+- :class:`ExternalForecast`: a forecast column of the data (e.g. the grid operators').
+"""
+
+from forecast.models.baselines.linear import LinearLagForecaster
+from forecast.models.baselines.simple import ExternalForecast, Naive, SeasonalNaive
+from forecast.models.baselines.statistical import (
+    ETSForecaster,
+    MSTLForecaster,
+    SARIMAXForecaster,
+)
+
+__all__ = [
+    "ETSForecaster",
+    "ExternalForecast",
+    "LinearLagForecaster",
+    "MSTLForecaster",
+    "Naive",
+    "SARIMAXForecaster",
+    "SeasonalNaive",
+]

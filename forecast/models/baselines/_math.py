@@ -1,0 +1,190 @@
+"""Pure array functions behind the baselines (no pandas state, no estimator).
+
+Every forecast function takes the history of one series as an array ``(T, C)`` (time first,
+one column per channel) and returns ``(horizon, C)``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from pandas.tseries.frequencies import to_offset
+
+
+def to_steps(value: object, freq: pd.DateOffset, name: str) -> int:
+    """Convert a period given in steps (int) or as a time span (``"1D"``) to steps.
+
+    Parameters
+    ----------
+    value : int, str, Timedelta or DateOffset
+        A positive number of steps, or a time span that is a whole multiple of ``freq``.
+    freq : DateOffset
+        Sampling frequency of the data.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    int
+        Number of steps, at least 1.
+    """
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int number of steps or an offset string, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        if value < 1:
+            raise ValueError(f"{name} must be a positive number of steps, got {value}")
+        return int(value)
+    try:
+        span = pd.Timedelta(to_offset(value))
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"{name}={value!r} is neither an int number of steps nor a fixed time span such as '1D'"
+        ) from err
+    try:
+        step = pd.Timedelta(freq)
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"{name}={value!r} is a time span, but the data frequency {freq.freqstr} has no fixed "
+            "length; give it as an int number of steps"
+        ) from err
+    ratio = span / step
+    if span <= pd.Timedelta(0) or ratio != int(ratio):
+        raise ValueError(
+            f"{name}={value!r} is not a positive whole multiple of the data frequency "
+            f"{freq.freqstr} ({ratio:g} steps)"
+        )
+    return int(ratio)
+
+
+def naive_forecast(y: np.ndarray, horizon: int) -> np.ndarray:
+    """Repeat the last row of ``y`` (T, C) ``horizon`` times: (horizon, C)."""
+    return np.repeat(y[-1:], horizon, axis=0)
+
+
+def seasonal_naive_forecast(
+    y: np.ndarray, horizon: int, season: int, n_seasons: int = 1
+) -> np.ndarray:
+    """Seasonal naive forecast, optionally averaged over the last ``n_seasons`` seasons.
+
+    Step ``j`` (0-based) of the forecast is the mean over ``k = 1 .. n_seasons`` of
+    ``y[T - k * season + (j mod season)]``; a horizon longer than the season repeats it.
+
+    Parameters
+    ----------
+    y : ndarray of shape (T, C)
+        History, ``T >= season * n_seasons``.
+    horizon : int
+        Steps to forecast.
+    season : int
+        Season length in steps.
+    n_seasons : int
+        Number of past seasons averaged.
+
+    Returns
+    -------
+    ndarray of shape (horizon, C)
+    """
+    n_rows = len(y)
+    if n_rows < season * n_seasons:
+        raise ValueError(
+            f"seasonal naive needs {season * n_seasons} rows ({n_seasons} season(s) of {season} "
+            f"steps), got {n_rows}"
+        )
+    last = y[n_rows - season * n_seasons :].reshape(n_seasons, season, -1)  # (K, S, C)
+    profile = last.mean(axis=0)  # (S, C)
+    return profile[np.arange(horizon) % season]
+
+
+def seasonal_components_forecast(
+    seasonal: np.ndarray, periods: list[int], horizon: int
+) -> np.ndarray:
+    """Sum of seasonal components, each continued by its own seasonal naive forecast.
+
+    Parameters
+    ----------
+    seasonal : ndarray of shape (T, K)
+        One column per seasonal component, as from an MSTL decomposition.
+    periods : list of int
+        Period of each column, in steps.
+    horizon : int
+        Steps to forecast.
+
+    Returns
+    -------
+    ndarray of shape (horizon,)
+    """
+    out = np.zeros(horizon)
+    for k, period in enumerate(periods):
+        out += seasonal_naive_forecast(seasonal[:, k : k + 1], horizon, period)[:, 0]
+    return out
+
+
+def lag_design(
+    y: np.ndarray, lags: np.ndarray, exog: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Regression rows of one series and channel: lagged values plus covariates at the target.
+
+    Parameters
+    ----------
+    y : ndarray of shape (T,)
+        One channel of one series.
+    lags : ndarray of int, shape (L,)
+        Positive lags; row ``t`` holds ``y[t - lags]``.
+    exog : ndarray of shape (T, F) or None
+        Covariates known at each target time.
+
+    Returns
+    -------
+    X : ndarray of shape (T - max(lags), L + F)
+    target : ndarray of shape (T - max(lags),)
+    """
+    start = int(lags.max())
+    rows = np.arange(start, len(y))  # (N,)
+    features = [y[rows[:, None] - lags[None, :]]]  # (N, L)
+    if exog is not None:
+        features.append(exog[rows])  # (N, F)
+    return np.concatenate(features, axis=1), y[rows]
+
+
+def recursive_lag_forecast(
+    tail: np.ndarray,
+    lags: np.ndarray,
+    coef: np.ndarray,
+    intercept: np.ndarray,
+    exog_future: np.ndarray | None,
+    horizon: int,
+) -> np.ndarray:
+    """Roll a per-channel linear lag model forward, feeding forecasts back as lags.
+
+    Parameters
+    ----------
+    tail : ndarray of shape (N, L_max, C)
+        The last ``max(lags)`` rows of ``N`` histories.
+    lags : ndarray of int, shape (L,)
+        Lags used by the model, in the order of the first ``L`` coefficients.
+    coef : ndarray of shape (C, L + F)
+        Coefficients of each channel's model (lag terms first, then covariates).
+    intercept : ndarray of shape (C,)
+        Intercept of each channel's model.
+    exog_future : ndarray of shape (N, horizon, F) or None
+        Covariates at the forecast timestamps.
+    horizon : int
+        Steps to forecast.
+
+    Returns
+    -------
+    ndarray of shape (N, horizon, C)
+    """
+    n_series, width, _ = tail.shape
+    buffer = np.concatenate([tail, np.zeros((n_series, horizon, tail.shape[2]))], axis=1)
+    n_lags = len(lags)
+    for j in range(horizon):
+        now = width + j
+        lagged = buffer[:, now - lags, :]  # (N, L, C)
+        step = np.einsum("nlc,cl->nc", lagged, coef[:, :n_lags]) + intercept  # (N, C)
+        if exog_future is not None:
+            step += exog_future[:, j, :] @ coef[:, n_lags:].T  # (N, C)
+        buffer[:, now, :] = step
+    return buffer[:, width:, :]

@@ -1,0 +1,108 @@
+"""Shared machinery of the statsmodels baselines: per-series, per-channel parameters.
+
+Each model is fitted per series and per channel. Only the estimated parameters are kept;
+every forecast re-applies them to the history it is given (the training tail, a new frame
+passed to ``predict(history=...)``, or each origin of ``predict_origins``), so forecasting
+from new data never refits. ``train_window`` bounds both the fitting data and the history a
+forecast is filtered from.
+
+statsmodels works on many tiny matrices; a multi-threaded BLAS then spends its time
+synchronising threads (10-30 times slower on a busy two-core machine), so every engine call
+runs with BLAS limited to one thread.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from forecast import _validation as V
+from forecast.base import BaseForecaster, SeriesArrays
+from forecast.models.baselines._math import to_steps
+
+
+def int_tuple(value: object, length: int, name: str) -> tuple:
+    """Check a model order such as ``(p, d, q)``: ``length`` values, the first three ints."""
+    if not isinstance(value, list | tuple) or len(value) != length:
+        raise ValueError(f"{name} must be a tuple of {length} values, got {value!r}")
+    for v in value[:3]:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"{name} must hold non-negative ints, got {value!r}")
+    return tuple(value)
+
+
+class StatsBaseline(BaseForecaster):
+    """Per-series, per-channel statsmodels model: subclasses supply the spec and two engines."""
+
+    _scale_targets = False
+
+    # -------------------------------------------------------------- engine
+    def _spec(self) -> dict:
+        raise NotImplementedError
+
+    def _spec_min_history(self, spec: dict) -> int:
+        raise NotImplementedError
+
+    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict):
+        raise NotImplementedError
+
+    def _forecast_one(self, y, exog, exog_future, spec, params, horizon) -> np.ndarray:
+        raise NotImplementedError
+
+    # --------------------------------------------------------------- hooks
+    def _window(self) -> int | None:
+        window = self._param("train_window")
+        return None if window is None else to_steps(window, self.freq_, "train_window")
+
+    def _min_train_length(self) -> int:
+        return 1  # depends on the frequency; checked in _fit
+
+    def _min_history(self) -> int:
+        return self._spec_min_history(self.spec_)
+
+    def _keep_history(self) -> int | None:
+        return self._window()
+
+    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+        spec = self._spec()
+        need = self._spec_min_history(spec)
+        window = self._window()
+        if window is not None and window < need:
+            raise ValueError(
+                f"train_window={self.train_window!r} is {window} steps, below the "
+                f"{need} steps this model needs"
+            )
+        params = {}
+        for s in series:
+            y, exog = s.y[-window:] if window else s.y, s.future
+            if exog is not None and window:
+                exog = exog[-window:]
+            V.check_length(len(y), need, s.key, f"{type(self).__name__} with these settings")
+            with threadpool_limits(limits=1, user_api="blas"):
+                params[s.key] = [self._fit_one(y[:, c], exog, spec) for c in range(y.shape[1])]
+        self.spec_ = spec
+        self.params_ = params
+
+    def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        window = self._window()
+        out = np.empty((len(series), horizon, len(self.columns_)))  # (N, H, C)
+        for i, s in enumerate(series):
+            if s.key not in self.params_:
+                raise ValueError(
+                    f"series {s.key!r} was not seen in fit; {type(self).__name__} is fitted per "
+                    f"series (fitted: {list(self.params_)})"
+                )
+            n_rows = len(s.y)
+            y = s.y[-window:] if window else s.y
+            exog = exog_future = None
+            if s.future is not None:
+                exog = s.future[:n_rows][-window:] if window else s.future[:n_rows]
+                exog_future = s.future[n_rows : n_rows + horizon]
+            with threadpool_limits(limits=1, user_api="blas"):
+                for c, params in enumerate(self.params_[s.key]):
+                    out[i, :, c] = self._forecast_one(
+                        y[:, c], exog, exog_future, self.spec_, params, horizon
+                    )
+        return out

@@ -1,0 +1,167 @@
+"""statsmodels engines as pure functions of (settings, parameters, history).
+
+Each model has a ``*_fit`` function that estimates parameters on one univariate history and a
+``*_forecast`` function that re-applies those parameters to any history (the training one or
+a new one) and forecasts. Only numbers are kept between the two, never a statsmodels results
+object, so fitted estimators stay small and picklable. statsmodels is imported inside each
+function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from forecast.models.baselines._math import seasonal_components_forecast
+
+_SMOOTHING = ("smoothing_level", "smoothing_trend", "smoothing_seasonal", "damping_trend")
+
+
+# ------------------------------------------------------------------------ ETS
+def _ets_model(y: np.ndarray, spec: dict):
+    from statsmodels.tsa.holtwinters import ExponentialSmoothing
+
+    return ExponentialSmoothing(
+        y,
+        trend=spec["trend"],
+        damped_trend=spec["damped_trend"],
+        seasonal=spec["seasonal"],
+        seasonal_periods=spec["seasonal_periods"],
+        initialization_method=spec["initialization_method"],
+    )
+
+
+def ets_fit(y: np.ndarray, spec: dict) -> dict:
+    """Estimate the smoothing parameters of a Holt-Winters model on ``y`` (T,).
+
+    ``spec`` holds ``trend``, ``damped_trend``, ``seasonal``, ``seasonal_periods`` (steps)
+    and ``initialization_method`` (``"heuristic"`` or ``"estimated"``). Returns the smoothing
+    parameters the model uses (level, and trend/seasonal/damping where present).
+    """
+    params = _ets_model(y, spec).fit().params
+    found = {k: params.get(k) for k in _SMOOTHING}
+    return {k: float(v) for k, v in found.items() if v is not None and np.isfinite(v)}
+
+
+def ets_forecast(y: np.ndarray, spec: dict, params: dict, horizon: int) -> np.ndarray:
+    """Filter ``y`` (T,) with fixed smoothing parameters and forecast ``horizon`` steps.
+
+    The initial states are derived from ``y`` itself: by the heuristic of Hyndman and
+    Athanasopoulos (no optimisation), or, with ``"estimated"``, by optimising them alone
+    while the smoothing parameters stay fixed.
+    """
+    model = _ets_model(y, spec)
+    if spec["initialization_method"] == "heuristic":
+        result = model.fit(**params, optimized=False)
+    else:
+        with model.fix_params(params):
+            result = model.fit()
+    return np.asarray(result.forecast(horizon), dtype=float)
+
+
+def ets_min_history(spec: dict) -> int:
+    """Rows the heuristic initialisation needs (also used for ``"estimated"``)."""
+    m = spec["seasonal_periods"]
+    if not spec["seasonal"]:
+        return 10
+    return max(10, 2 * m, 10 + 2 * (m // 2))
+
+
+# -------------------------------------------------------------------- SARIMAX
+def _sarimax_model(y: np.ndarray, exog: np.ndarray | None, spec: dict):
+    from statsmodels.tsa.statespace.sarimax import SARIMAX
+
+    return SARIMAX(
+        y,
+        exog=exog,
+        order=spec["order"],
+        seasonal_order=spec["seasonal_order"],
+        trend=spec["trend"],
+    )
+
+
+def sarimax_fit(y: np.ndarray, exog: np.ndarray | None, spec: dict) -> np.ndarray:
+    """Maximum-likelihood parameters of a SARIMAX model on ``y`` (T,) and ``exog`` (T, F)."""
+    result = _sarimax_model(y, exog, spec).fit(disp=False, maxiter=spec["maxiter"])
+    return np.asarray(result.params, dtype=float)
+
+
+def sarimax_forecast(
+    y: np.ndarray,
+    exog: np.ndarray | None,
+    exog_future: np.ndarray | None,
+    spec: dict,
+    params: np.ndarray,
+    horizon: int,
+) -> np.ndarray:
+    """Run the Kalman filter over ``y`` with fixed ``params`` and forecast ``horizon`` steps.
+
+    This is what ``SARIMAXResults.apply(y, exog, refit=False)`` does, built from the model.
+    """
+    result = _sarimax_model(y, exog, spec).filter(params)
+    return np.asarray(result.forecast(horizon, exog=exog_future), dtype=float)
+
+
+def sarimax_min_history(spec: dict) -> int:
+    """Return a lower bound on the rows of one SARIMAX fit: differencing, lag span, plus 2."""
+    p, d, q = spec["order"]
+    big_p, big_d, big_q, s = spec["seasonal_order"]
+    return d + big_d * s + max(p + big_p * s, q + big_q * s) + 2
+
+
+# ----------------------------------------------------------------------- MSTL
+def mstl_decompose(y: np.ndarray, periods: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """MSTL decomposition of ``y`` (T,): seasonal components (T, K) and trend + remainder (T,)."""
+    from statsmodels.tsa.seasonal import MSTL
+
+    result = MSTL(y, periods=list(periods)).fit()
+    seasonal = np.asarray(result.seasonal, dtype=float).reshape(len(y), -1)  # (T, K)
+    return seasonal, y - seasonal.sum(axis=1)
+
+
+def _deseasonal_model(z: np.ndarray, spec: dict):
+    if spec["trend_model"] == "ets":
+        from statsmodels.tsa.holtwinters import ExponentialSmoothing
+
+        return ExponentialSmoothing(
+            z, trend="add", damped_trend=True, initialization_method="heuristic"
+        )
+    from statsmodels.tsa.arima.model import ARIMA
+
+    return ARIMA(z, order=spec["arima_order"])
+
+
+def mstl_fit(y: np.ndarray, spec: dict) -> dict | np.ndarray | None:
+    """Decompose ``y`` and fit the model of the deseasonalised series (trend + remainder)."""
+    _, z = mstl_decompose(y, spec["periods"])
+    if spec["trend_model"] == "naive":
+        return None
+    result = _deseasonal_model(z, spec).fit()
+    if spec["trend_model"] == "ets":
+        return {k: float(result.params[k]) for k in _SMOOTHING[:2] + _SMOOTHING[3:]}
+    return np.asarray(result.params, dtype=float)
+
+
+def mstl_forecast(
+    y: np.ndarray, spec: dict, params: dict | np.ndarray | None, horizon: int
+) -> np.ndarray:
+    """Decompose ``y``, continue each seasonal component by seasonal naive, add the trend model.
+
+    The deseasonalised series is forecast by its last value (``"naive"``), damped Holt
+    smoothing (``"ets"``) or an ARIMA (``"arima"``), with the fitted parameters re-applied.
+    """
+    seasonal, z = mstl_decompose(y, spec["periods"])
+    # MSTL returns the components in increasing order of period.
+    season_part = seasonal_components_forecast(seasonal, sorted(spec["periods"]), horizon)
+    if spec["trend_model"] == "naive":
+        return season_part + z[-1]
+    model = _deseasonal_model(z, spec)
+    if spec["trend_model"] == "ets":
+        result = model.fit(**params, optimized=False)
+    else:
+        result = model.filter(params)
+    return season_part + np.asarray(result.forecast(horizon), dtype=float)
+
+
+def mstl_min_history(spec: dict) -> int:
+    """MSTL needs more than two cycles of the longest period."""
+    return 2 * max(spec["periods"]) + 1
