@@ -1,0 +1,35 @@
+"""Datasets: readers for power-load and motion-capture files, and the dataset catalogue.
+
+Readers return pandas frames on a regular ``DatetimeIndex`` (UTC for power load) with
+numeric columns only; metadata (bidding zones, gap report, frame rate) is in ``df.attrs``.
+Rotation conversions for exp-map data are in :mod:`forecast.datasets.rotations`.
+"""
+
+from forecast.datasets.bvh import BvhData, BvhJoint, read_bvh
+from forecast.datasets.catalogue import DATASETS, list_datasets, load, resolve_data_dir
+from forecast.datasets.entsoe import read_entsoe
+from forecast.datasets.fetch import download, fetch
+from forecast.datasets.gaps import find_gaps, missing_runs
+from forecast.datasets.mocap import constant_columns, expmap_columns, read_expmap
+from forecast.datasets.opsd import read_opsd
+from forecast.datasets.smard import read_smard
+
+__all__ = [
+    "DATASETS",
+    "BvhData",
+    "BvhJoint",
+    "constant_columns",
+    "download",
+    "expmap_columns",
+    "fetch",
+    "find_gaps",
+    "list_datasets",
+    "load",
+    "missing_runs",
+    "read_bvh",
+    "read_entsoe",
+    "read_expmap",
+    "read_opsd",
+    "read_smard",
+    "resolve_data_dir",
+]

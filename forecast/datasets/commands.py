@@ -1,0 +1,84 @@
+"""The ``forecast data`` sub-command: ``list`` and ``fetch NAME``.
+
+Wire it into the main parser with::
+
+    from forecast.datasets.commands import add_data_parser
+    add_data_parser(subparsers)          # subparsers = parser.add_subparsers(...)
+    args = parser.parse_args(argv)
+    return args.func(args)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_data_parser"]
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from forecast.datasets.catalogue import list_datasets
+
+    table = list_datasets(args.data_dir)
+    columns = ["name", "available", "path"] + (["source", "licence"] if args.verbose else [])
+    print(table[columns].to_string(index=False))
+    return 0
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    from forecast.datasets.fetch import fetch
+
+    try:
+        folder = fetch(
+            args.name,
+            args.data_dir,
+            force=args.force,
+            sha256=args.sha256,
+            allow_unverified=args.allow_unverified,
+        )
+    except (KeyError, ValueError, OSError) as err:
+        print(f"forecast data fetch: {err}", file=sys.stderr)
+        return 1
+    print(f"{args.name}: {folder}")
+    return 0
+
+
+def add_data_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``data`` sub-command (``list``, ``fetch NAME``) to a sub-parser set.
+
+    Parameters
+    ----------
+    subparsers : argparse sub-parsers action
+        From ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    ArgumentParser
+        The ``data`` parser. Each leaf sets ``func``: call ``args.func(args)``, which
+        returns the exit code.
+    """
+    from forecast.datasets.catalogue import DATASETS
+
+    data = subparsers.add_parser(
+        "data",
+        help="list the dataset catalogue or download a dataset",
+        description="Dataset catalogue. The data folder is --data-dir, else $FORECAST_DATA_DIR, "
+        "else ../shared/data, else data/cache (fetch writes to data/cache by default).",
+    )
+    actions = data.add_subparsers(dest="data_command", metavar="{list,fetch}", required=True)
+
+    show = actions.add_parser("list", help="show datasets and whether they are available locally")
+    show.add_argument("--data-dir", default=None, help="data folder to look in")
+    show.add_argument("-v", "--verbose", action="store_true", help="also show source and licence")
+    show.set_defaults(func=_cmd_list)
+
+    get = actions.add_parser("fetch", help="download a dataset (sha256-verified, atomic)")
+    get.add_argument("name", choices=sorted(DATASETS), help="catalogue name")
+    get.add_argument("--data-dir", default=None, help="target data folder (default data/cache)")
+    get.add_argument("--force", action="store_true", help="download again even if present")
+    get.add_argument("--sha256", default=None, help="expected checksum (single-file datasets)")
+    get.add_argument(
+        "--allow-unverified", action="store_true", help="accept files without a known checksum"
+    )
+    get.set_defaults(func=_cmd_fetch)
+    return data

@@ -1,0 +1,162 @@
+"""Calendar and holiday covariates, known in advance for any timestamp.
+
+:func:`calendar_features` is what the estimator base calls (``calendar=True``) for the
+history and the forecast timestamps; the columns therefore depend only on the index, the
+time zone and the country, never on the data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CALENDAR_COLUMNS", "HOLIDAY_COLUMNS", "calendar_features", "holiday_flags"]
+
+#: Columns of :func:`calendar_features` in order (``hour_*`` only for sub-daily data).
+CALENDAR_COLUMNS = ("hour_sin", "hour_cos", "dow_sin", "dow_cos", "doy_sin", "doy_cos")
+#: Columns added when a country is given.
+HOLIDAY_COLUMNS = ("holiday", "bridge_day")
+
+_DAY_NS = 86_400 * 10**9
+
+
+def _local_wall(index: pd.DatetimeIndex, timezone: str | None) -> pd.DatetimeIndex:
+    """Naive local wall-clock times of ``index`` (naive input is taken as local already)."""
+    if index.tz is not None:
+        index = index.tz_convert(timezone or index.tz).tz_localize(None)
+    return index.as_unit("ns")
+
+
+def _is_sub_daily(index: pd.DatetimeIndex, wall: pd.DatetimeIndex) -> bool:
+    if len(index) >= 2:
+        steps = np.diff(index.as_unit("ns").asi8)
+        positive = steps[steps > 0]
+        if positive.size:
+            return bool(positive.min() < _DAY_NS)
+    if index.freq is not None:
+        try:
+            return pd.Timedelta(index.freq) < pd.Timedelta(days=1)
+        except ValueError:  # calendar offsets (month, year) are not sub-daily
+            return False
+    return bool((wall.asi8 % _DAY_NS != 0).any())
+
+
+def _split_country(country: str) -> tuple[str, str | None]:
+    code, _, subdiv = country.partition("-")
+    return code.upper(), (subdiv.upper() or None)
+
+
+def holiday_flags(days: np.ndarray, country: str) -> tuple[np.ndarray, np.ndarray]:
+    """Public-holiday and bridge-day flags for calendar days.
+
+    Parameters
+    ----------
+    days : ndarray of int
+        Days since 1970-01-01 (local calendar dates).
+    country : str
+        ISO country code, optionally with a subdivision: ``"DE"``, ``"DE-BY"``.
+
+    Returns
+    -------
+    holiday, bridge : ndarray of bool
+        ``holiday``: the day is a public holiday of ``country`` (package ``holidays``).
+        ``bridge``: a working day (Monday-Friday, not a holiday) whose previous and next
+        days are both days off (weekend or holiday), at least one of them a holiday,
+        e.g. the Friday after Ascension Thursday.
+    """
+    import holidays as hol
+
+    code, subdiv = _split_country(country)
+    days = np.asarray(days, dtype=np.int64)
+    first = pd.Timestamp(int(days.min()) - 1, unit="D").year
+    last = pd.Timestamp(int(days.max()) + 1, unit="D").year
+    try:
+        calendar = hol.country_holidays(code, subdiv=subdiv, years=range(first, last + 1))
+    except NotImplementedError as err:
+        raise ValueError(
+            f"unknown holiday calendar country={country!r} (expected e.g. 'DE' or 'DE-BY'): {err}"
+        ) from err
+    holiday_days = np.array(
+        sorted((np.datetime64(d, "D") - np.datetime64(0, "D")).astype(np.int64) for d in calendar),
+        dtype=np.int64,
+    )
+
+    def is_holiday(d: np.ndarray) -> np.ndarray:
+        return np.isin(d, holiday_days)
+
+    def is_off(d: np.ndarray) -> np.ndarray:
+        return ((d + 3) % 7 >= 5) | is_holiday(d)  # 1970-01-01 was a Thursday (weekday 3)
+
+    holiday = is_holiday(days)
+    working = ~is_off(days)
+    prev, nxt = days - 1, days + 1
+    bridge = working & is_off(prev) & is_off(nxt) & (is_holiday(prev) | is_holiday(nxt))
+    return holiday, bridge
+
+
+def calendar_features(
+    index: pd.DatetimeIndex, timezone: str | None = None, country: str | None = None
+) -> pd.DataFrame:
+    """Cyclical calendar features and holiday flags, computed in local time.
+
+    Parameters
+    ----------
+    index : DatetimeIndex
+        Timestamps (tz-aware or naive).
+    timezone : str, optional
+        Zone whose wall clock defines hours, days and holidays, e.g. ``"Europe/Berlin"``
+        for a UTC index of German load. Default: the index's own zone. A naive index is
+        taken to be local time already (``timezone`` is then ignored).
+    country : str, optional
+        Holiday calendar, ``"DE"`` or with a subdivision ``"DE-BY"``; adds ``holiday``
+        and ``bridge_day`` flags (see :func:`holiday_flags`).
+
+    Returns
+    -------
+    DataFrame
+        Same index, float columns in this order: ``hour_sin``, ``hour_cos`` (sub-daily
+        data only; the hour includes the minute fraction, period 24 h), ``dow_sin``,
+        ``dow_cos`` (Monday = 0, period 7), ``doy_sin``, ``doy_cos`` (day of year - 1 over
+        the year's length), then ``holiday``, ``bridge_day`` (0/1) when ``country`` is
+        given. Day-level values are computed once per local date, so ten years of hourly
+        data take milliseconds.
+
+    Examples
+    --------
+    >>> idx = pd.date_range("2023-10-02 22:00", periods=3, freq="h", tz="UTC")
+    >>> calendar_features(idx, timezone="Europe/Berlin", country="DE")["holiday"].tolist()
+    [1.0, 1.0, 1.0]
+    """
+    if not isinstance(index, pd.DatetimeIndex):
+        raise TypeError(f"index must be a pandas DatetimeIndex, got {type(index).__name__}")
+    if index.hasnans:
+        raise ValueError(
+            f"index has a missing timestamp (NaT) at row {int(np.argmax(index.isna()))}"
+        )
+    wall = _local_wall(index, timezone)
+    values = wall.asi8
+    day_numbers = values // _DAY_NS  # local calendar day since 1970-01-01
+    days, inverse = np.unique(day_numbers, return_inverse=True)
+
+    columns: dict[str, np.ndarray] = {}
+    if _is_sub_daily(index, wall):
+        hour = (values - day_numbers * _DAY_NS) / 3.6e12  # (N,) fractional local hour
+        columns["hour_sin"] = np.sin(2 * np.pi * hour / 24)
+        columns["hour_cos"] = np.cos(2 * np.pi * hour / 24)
+    day_index = pd.DatetimeIndex(days.astype("datetime64[D]"))
+    dow = ((days + 3) % 7).astype(float)
+    year_length = np.where(day_index.is_leap_year, 366.0, 365.0)
+    doy = (day_index.day_of_year.to_numpy() - 1) / year_length
+    per_day = {
+        "dow_sin": np.sin(2 * np.pi * dow / 7),
+        "dow_cos": np.cos(2 * np.pi * dow / 7),
+        "doy_sin": np.sin(2 * np.pi * doy),
+        "doy_cos": np.cos(2 * np.pi * doy),
+    }
+    if country:
+        holiday, bridge = holiday_flags(days, country)
+        per_day["holiday"] = holiday.astype(float)
+        per_day["bridge_day"] = bridge.astype(float)
+    for name, per in per_day.items():
+        columns[name] = per[inverse]
+    return pd.DataFrame(columns, index=index, dtype=float)
