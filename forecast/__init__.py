@@ -1,6 +1,7 @@
 """forecast: neural and statistical time-series forecasting with a scikit-learn-style API."""
 
 from forecast.base import BaseForecaster
+from forecast.features import calendar_features
 from forecast.models.baselines import (
     ETSForecaster,
     ExternalForecast,
@@ -10,11 +11,16 @@ from forecast.models.baselines import (
     SARIMAXForecaster,
     SeasonalNaive,
 )
+from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BaseForecaster",
+    "ElmanForecaster",
+    "GRUForecaster",
+    "LSTMForecaster",
+    "calendar_features",
     "ETSForecaster",
     "ExternalForecast",
     "LinearLagForecaster",

@@ -1,0 +1,138 @@
+"""Arrays of the neural forecasters: training samples, prediction windows, roll-out.
+
+The input of the encoder at step ``t`` is ``[targets_t, past_t, future_t]`` (scaled targets,
+past covariates, future-known covariates); the head reads the future-known covariates of
+the forecast steps. Everything here is batched over series and origins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from forecast.base import SeriesArrays
+from forecast.windows import SeriesTriple, StreamChunks, WindowDataset, validation_start
+
+PREDICT_CHUNK = 4096  # windows per forward pass at prediction time
+
+
+def step_inputs(s: SeriesArrays, start: int, stop: int) -> np.ndarray:
+    """Return the encoder inputs of steps ``start:stop`` of one series, ``(stop - start, I)``."""
+    blocks = [s.y[start:stop]]
+    if s.past is not None:
+        blocks.append(s.past[start:stop])
+    if s.future is not None:
+        blocks.append(s.future[start:stop])
+    return np.concatenate(blocks, axis=1) if len(blocks) > 1 else blocks[0]
+
+
+def series_triple(s: SeriesArrays) -> SeriesTriple:
+    """Return ``(inputs (T, I), targets (T, C), future (T, F) or None)`` of a series."""
+    n = len(s.y)
+    return step_inputs(s, 0, n), s.y, None if s.future is None else s.future[:n]
+
+
+def training_data(
+    series: Sequence[SeriesArrays],
+    *,
+    context: int,
+    horizon: int,
+    windowing: str,
+    tbptt_steps: int,
+    batch_size: int,
+    validation_fraction: float,
+) -> tuple[WindowDataset | StreamChunks, WindowDataset | None]:
+    """Training samples and validation windows.
+
+    The validation tail of each series (its last ``validation_fraction``) holds no training
+    target; validation windows have their targets inside it (their context may reach back).
+    """
+    triples = [series_triple(s) for s in series]
+    ends = [validation_start(len(s.y), validation_fraction, horizon) for s in series]
+    val = None
+    if validation_fraction > 0:
+        spans = [(end, len(s.y)) for end, s in zip(ends, series, strict=True)]
+        val = WindowDataset(triples, context, horizon, spans)
+    if windowing == "tbptt":
+        return StreamChunks(triples, horizon, tbptt_steps, batch_size, ends), val
+    return WindowDataset(triples, context, horizon, [(0, end) for end in ends]), val
+
+
+def data_fingerprint(series: Sequence[SeriesArrays]) -> str:
+    """Hash the training arrays briefly (to recognise a checkpoint's data)."""
+    import hashlib
+
+    digest = hashlib.sha1()
+    for s in series:
+        for a in (s.y, s.past, s.future):
+            if a is not None:
+                digest.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+    return digest.hexdigest()[:16]
+
+
+def context_windows(
+    series: Sequence[SeriesArrays], context: int, horizon: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Cut the last ``context`` input steps of each series and its horizon's covariates.
+
+    Returns
+    -------
+    x : ndarray of shape (N, L, I), float32
+    future : ndarray of shape (N, horizon, F), float32, or None
+    """
+    x = np.stack([step_inputs(s, len(s.y) - context, len(s.y)) for s in series]).astype(np.float32)
+    if series[0].future is None:
+        return x, None
+    future = np.stack([s.future[len(s.y) : len(s.y) + horizon] for s in series])
+    return x, future.astype(np.float32)
+
+
+def _pad_steps(f: torch.Tensor, steps: int) -> torch.Tensor:
+    # (N, h', F) -> (N, steps, F), repeating the last step; heads read step j for output j only.
+    if f.shape[1] >= steps:
+        return f[:, :steps]
+    return torch.cat([f, f[:, -1:].expand(-1, steps - f.shape[1], -1)], dim=1)
+
+
+@torch.no_grad()
+def rollout(
+    net: nn.Module,
+    x: np.ndarray,
+    future: np.ndarray | None,
+    horizon: int,
+    head_horizon: int,
+    chunk: int = PREDICT_CHUNK,
+) -> np.ndarray:
+    """Forecast ``horizon`` steps in blocks of ``head_horizon``, feeding forecasts back.
+
+    ``x`` holds windows whose inputs are ``[targets, future]`` per step (no past
+    covariates: they are unknown after the data), except when one block suffices.
+
+    Returns
+    -------
+    ndarray of shape (N, horizon, C), float64
+    """
+    net.eval()
+    device = next(net.parameters()).device
+    context = x.shape[1]
+    out = []
+    for i in range(0, len(x), chunk):
+        xb = torch.from_numpy(x[i : i + chunk]).to(device)  # (B, L, I)
+        fb = None if future is None else torch.from_numpy(future[i : i + chunk]).to(device)
+        blocks, done = [], 0
+        while done < horizon:
+            f = None if fb is None else _pad_steps(fb[:, done:], head_horizon)  # (B, h_head, F)
+            pred, _ = net(xb, f)  # (B, h_head, C)
+            take = min(head_horizon, horizon - done)
+            blocks.append(pred[:, :take])
+            done += take
+            if done < horizon:
+                fed = pred[:, :take]
+                if fb is not None:
+                    fed = torch.cat([fed, fb[:, done - take : done]], dim=-1)  # (B, take, I)
+                xb = torch.cat([xb, fed], dim=1)[:, -context:]
+        out.append(torch.cat(blocks, dim=1).cpu())
+    return torch.cat(out).double().numpy()

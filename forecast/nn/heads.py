@@ -1,0 +1,184 @@
+"""Forecast heads and the network that joins an encoder to a head.
+
+A head maps the encoder's summary ``(..., H)`` plus the future-known covariates of the
+horizon steps ``(..., horizon, F)`` to the forecast. The point head returns
+``(..., horizon, C)``; heads with several outputs per value (quantiles, distribution
+parameters) keep a trailing dimension, ``(..., horizon, C, Q)``.
+
+Contract shared by every head: the output at horizon step ``j`` depends on the summary and
+on the covariates of step ``j`` only, so a forecast for fewer steps than the head was built
+for may pad the covariates of the unused steps with anything.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+
+class DirectHead(nn.Module):
+    """Direct multi-horizon head: all ``horizon`` steps from one summary vector.
+
+    ``out[..., j, c, q] = direct(summary)[j, c, q] + g([summary, future[..., j, :]])[c, q]``
+    where ``direct`` is linear and ``g`` a small per-step MLP that lets the known covariates
+    of each target step (calendar, holidays, weather forecasts) shift its forecast.
+
+    Parameters
+    ----------
+    input_size : int
+        Width ``H`` of the summary.
+    horizon : int
+        Steps forecast at once.
+    n_outputs : int
+        Target channels ``C``.
+    n_future : int
+        Future-known covariates per step ``F`` (0: none).
+    n_params : int
+        Outputs per value ``Q`` (1 for a point forecast).
+    """
+
+    def __init__(
+        self, input_size: int, horizon: int, n_outputs: int, n_future: int = 0, n_params: int = 1
+    ) -> None:
+        super().__init__()
+        self.horizon, self.n_outputs, self.n_future, self.n_params = (
+            horizon,
+            n_outputs,
+            n_future,
+            n_params,
+        )
+        self.direct = nn.Linear(input_size, horizon * n_outputs * n_params)
+        self.covariate = None
+        if n_future:
+            self.covariate = nn.Sequential(
+                nn.Linear(input_size + n_future, input_size),
+                nn.GELU(),
+                nn.Linear(input_size, n_outputs * n_params),
+            )
+
+    def forward(self, summary: Tensor, future: Tensor | None = None) -> Tensor:
+        """Map ``summary`` (..., H) and ``future`` (..., horizon, F) to (..., horizon, C, Q)."""
+        lead = summary.shape[:-1]
+        out = self.direct(summary).view(*lead, self.horizon, self.n_outputs, self.n_params)
+        if self.covariate is None:
+            return out
+        if future is None:
+            raise ValueError(f"this head needs future covariates of width {self.n_future}")
+        steps = summary.unsqueeze(-2).expand(*lead, self.horizon, summary.shape[-1])  # (..., h, H)
+        extra = self.covariate(torch.cat([steps, future], dim=-1))  # (..., h, C*Q)
+        return out + extra.view(*lead, self.horizon, self.n_outputs, self.n_params)
+
+
+class PointHead(DirectHead):
+    """Direct point-forecast head: (..., H) and (..., horizon, F) to (..., horizon, C).
+
+    Parameters
+    ----------
+    input_size : int
+        Width ``H`` of the summary.
+    horizon : int
+        Steps forecast at once (1 for a one-step head rolled out recursively).
+    n_outputs : int
+        Target channels ``C``.
+    n_future : int
+        Future-known covariates per step ``F`` (0: none).
+    """
+
+    def __init__(self, input_size: int, horizon: int, n_outputs: int, n_future: int = 0) -> None:
+        super().__init__(input_size, horizon, n_outputs, n_future, n_params=1)
+
+    def forward(self, summary: Tensor, future: Tensor | None = None) -> Tensor:
+        """Map ``summary`` (..., H) and ``future`` (..., horizon, F) to (..., horizon, C)."""
+        return super().forward(summary, future).squeeze(-1)
+
+
+class ForecastNet(nn.Module):
+    """An encoder and a head: context steps in, forecast out.
+
+    The input at each context step is the (scaled) targets, the past covariates and the
+    future-known covariates of that step, ``(B, T, I)``.
+
+    Parameters
+    ----------
+    encoder : torch.nn.Module
+        ``forward(x, state) -> (y, state)`` with ``output_size`` and ``recurrent``.
+    head : torch.nn.Module
+        ``forward(summary, future) -> forecast``, such as :class:`PointHead`.
+    """
+
+    def __init__(self, encoder: nn.Module, head: nn.Module) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.head = head
+
+    @property
+    def recurrent(self) -> bool:
+        """Whether the encoder carries state across calls (truncated BPTT applies)."""
+        return bool(getattr(self.encoder, "recurrent", False))
+
+    def forward(
+        self, x: Tensor, future: Tensor | None = None, state: object = None
+    ) -> tuple[Tensor, object]:
+        """Forecast from the last step of each window.
+
+        Parameters
+        ----------
+        x : Tensor of shape (B, T, I)
+            Context windows.
+        future : Tensor of shape (B, horizon, F), optional
+            Future-known covariates of the forecast steps.
+        state : optional
+            Encoder state to start from (zeros when None).
+
+        Returns
+        -------
+        forecast : Tensor of shape (B, horizon, C)
+        state
+            The encoder state after the last step.
+        """
+        y, state = self.encoder(x, state)  # (B, T', H)
+        return self.head(y[:, -1], future), state  # (B, horizon, C)
+
+    def forward_steps(
+        self, x: Tensor, future: Tensor | None = None, state: object = None
+    ) -> tuple[Tensor, object]:
+        """Forecast from every step of a chunk (truncated BPTT).
+
+        Parameters
+        ----------
+        x : Tensor of shape (B, k, I)
+            One chunk of each stream.
+        future : Tensor of shape (B, k, horizon, F), optional
+            Future-known covariates of the ``horizon`` steps after each chunk step.
+        state : optional
+            State carried from the previous chunk.
+
+        Returns
+        -------
+        forecast : Tensor of shape (B, k, horizon, C)
+        state
+            The state to carry into the next chunk.
+        """
+        y, state = self.encoder(x, state)  # (B, k, H)
+        if y.shape[1] != x.shape[1]:
+            raise ValueError("forward_steps needs an encoder that returns one output per step")
+        return self.head(y, future), state  # (B, k, horizon, C)
+
+    def param_groups(self) -> list[dict]:
+        """Parameter groups for :func:`forecast.optim.build_optimizer`.
+
+        The encoder's own groups (for example Stiefel-constrained matrices) when it declares
+        them, then one plain group with every other parameter.
+        """
+        declare = getattr(self.encoder, "param_groups", None)
+        groups = list(declare()) if callable(declare) else []
+        taken = {id(p) for group in groups for p in group["params"]}
+        rest = [p for p in self.parameters() if p.requires_grad and id(p) not in taken]
+        if rest:
+            groups.append({"params": rest})
+        return groups
+
+    def epoch_metrics(self) -> dict[str, float]:
+        """Diagnostics the encoder reports once per epoch (empty if it reports none)."""
+        report = getattr(self.encoder, "epoch_metrics", None)
+        return dict(report()) if callable(report) else {}

@@ -1,0 +1,322 @@
+"""One model-agnostic training loop for every neural forecaster.
+
+It knows devices, batches, truncated BPTT (carry the state, detach it at each chunk
+boundary), gradient clipping, learning-rate schedules, early stopping with best-weights
+restore, checkpoints and callbacks; it knows nothing of pandas or of a network's insides
+beyond ``net(x, future) -> (forecast, state)`` and ``net.forward_steps`` for chunks.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from forecast.optim import build_optimizer
+from forecast.windows import StreamChunks, WindowDataset
+
+SCHEDULERS = (None, "cosine", "plateau", "step")
+CHECKPOINT_FILE = "checkpoint.pt"
+
+
+def resolve_device(device: str) -> str:
+    """Turn ``"auto"``/``"cpu"``/``"cuda"``/``"cuda:N"`` into a usable device name."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if not isinstance(device, str) or device.split(":")[0] not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {device!r}")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} but CUDA is not available; use 'auto' or 'cpu'")
+    return device
+
+
+@contextmanager
+def seeded(seed: int, device: str) -> Iterator[np.random.Generator]:
+    """Seed torch's RNG inside a fork (the global state is restored on exit).
+
+    Yields the numpy Generator derived from the same seed, for data order.
+    """
+    devices = list(range(torch.cuda.device_count())) if device.startswith("cuda") else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield np.random.default_rng(seed)
+
+
+def detach_state(state: object) -> object:
+    """Detach a hidden state (tensor, or nested tuple/list of tensors) from the graph."""
+    if state is None:
+        return None
+    if isinstance(state, Tensor):
+        return state.detach()
+    if isinstance(state, (tuple, list)):
+        return type(state)(detach_state(s) for s in state)
+    raise TypeError(f"cannot detach a hidden state of type {type(state).__name__}")
+
+
+def masked_mse(pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
+    """Mean squared error; with ``mask`` (B, k) only unmasked chunk steps count."""
+    if mask is None:
+        return torch.mean((pred - target) ** 2)
+    err = (pred - target) ** 2  # (B, k, h, C)
+    weight = mask.to(err.dtype).view(*mask.shape, *([1] * (err.dim() - mask.dim())))
+    per_step = err[0, 0].numel()
+    return (err * weight).sum() / (weight.sum() * per_step).clamp_min(1.0)
+
+
+def optimizer_step(
+    net: nn.Module, optimizer: torch.optim.Optimizer, loss: Tensor, clip: float | None
+) -> None:
+    """Backpropagate ``loss``, clip the gradient norm over all parameters, step."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if clip:
+        nn.utils.clip_grad_norm_(net.parameters(), clip)
+    optimizer.step()
+
+
+def run_epoch(
+    net: nn.Module,
+    data: WindowDataset | StreamChunks,
+    optimizer: torch.optim.Optimizer,
+    batch_size: int,
+    clip: float | None,
+    rng: np.random.Generator | None,
+) -> float:
+    """One pass over ``data``; returns the mean training loss."""
+    net.train()
+    total, count, state = None, 0, None
+    for batch in data.batches(batch_size, rng):
+        if data.stateful:
+            if batch.reset:
+                state = None
+            pred, state = net.forward_steps(batch.x, batch.future, state)  # (B, k, h, C)
+            state = detach_state(state)  # carry the values, cut the gradient
+            n = batch.mask.sum()  # loss-bearing steps (a tensor: no device sync)
+        else:
+            pred, _ = net(batch.x, batch.future)  # (B, h, C)
+            n = len(batch.x)
+        loss = masked_mse(pred, batch.y, batch.mask)
+        optimizer_step(net, optimizer, loss, clip)
+        total = loss.detach() * n if total is None else total + loss.detach() * n
+        count += n
+    return float(total / count) if total is not None else math.nan
+
+
+@torch.no_grad()
+def evaluate(net: nn.Module, data: WindowDataset, batch_size: int) -> float:
+    """Mean squared error of ``net`` on sliding windows, in evaluation mode."""
+    net.eval()
+    total, count = 0.0, 0
+    for batch in data.batches(batch_size):
+        pred, _ = net(batch.x, batch.future)
+        total += float(masked_mse(pred, batch.y)) * len(batch.x)
+        count += len(batch.x)
+    return total / count if count else math.nan
+
+
+def build_scheduler(
+    name: str | None, optimizer: torch.optim.Optimizer, max_epochs: int, patience: int | None
+):
+    """Learning-rate schedule stepped once per epoch: None, cosine, plateau or step."""
+    if name is None:
+        return None
+    if name == "cosine":
+        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(1, max_epochs))
+    if name == "plateau":
+        wait = max(1, (patience or 4) // 2)
+        return torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=wait)
+    if name == "step":
+        return torch.optim.lr_scheduler.StepLR(
+            optimizer, step_size=max(1, max_epochs // 3), gamma=0.1
+        )
+    raise ValueError(f"lr_scheduler must be one of {SCHEDULERS}, got {name!r}")
+
+
+@dataclass
+class TrainConfig:
+    """Settings of :func:`train`, taken from the estimator's parameters."""
+
+    max_epochs: int = 30
+    batch_size: int = 64
+    learning_rate: float = 1e-3
+    optimizer: str = "adam"
+    weight_decay: float = 0.0
+    lr_scheduler: str | None = None
+    gradient_clip: float | None = 1.0
+    early_stopping_patience: int | None = 5
+    verbose: int = 0
+    checkpoint_dir: str | None = None
+    signature: str = ""
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` reports: per-epoch history, epochs run and the best epoch."""
+
+    history: dict[str, list[float]] = field(default_factory=dict)
+    n_epochs: int = 0
+    best_epoch: int = -1
+
+
+def save_checkpoint(path: Path, payload: dict) -> None:
+    """Write ``payload`` atomically: to a temporary file, then rename over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(payload, tmp)
+    os.replace(tmp, path)
+
+
+def _rng_state(rng: np.random.Generator, device: str) -> dict:
+    cuda = torch.cuda.get_rng_state(device) if device.startswith("cuda") else None
+    return {"torch": torch.get_rng_state(), "cuda": cuda, "numpy": rng.bit_generator.state}
+
+
+def _set_rng_state(rng: np.random.Generator, state: dict, device: str) -> None:
+    torch.set_rng_state(state["torch"].cpu())
+    if state["cuda"] is not None and device.startswith("cuda"):
+        torch.cuda.set_rng_state(state["cuda"].cpu(), device)
+    rng.bit_generator.state = state["numpy"]
+
+
+def _progress(config: TrainConfig, start: int):
+    from tqdm.auto import tqdm
+
+    quiet = not config.verbose or not sys.stderr.isatty()
+    return tqdm(total=config.max_epochs, initial=start, disable=quiet, unit="epoch", leave=False)
+
+
+def train(
+    net: nn.Module,
+    train_data: WindowDataset | StreamChunks,
+    val_data: WindowDataset | None,
+    config: TrainConfig,
+    callbacks: list,
+    rng: np.random.Generator,
+    device: str,
+) -> TrainResult:
+    """Train ``net`` in place; leave it holding the best weights seen.
+
+    Parameters
+    ----------
+    net : torch.nn.Module
+        A :class:`forecast.nn.heads.ForecastNet` or anything with the same calls.
+    train_data : WindowDataset or StreamChunks
+        Training samples (sliding windows, or streams for truncated BPTT).
+    val_data : WindowDataset or None
+        Validation windows; early stopping watches their loss (else the training loss).
+    config : TrainConfig
+        Optimisation settings.
+    callbacks : list
+        Objects with ``on_epoch_end(epoch, logs)``.
+    rng : numpy.random.Generator
+        Data order; its state is checkpointed with torch's.
+    device : str
+        Where the network and the data live during training.
+
+    Returns
+    -------
+    TrainResult
+    """
+    net.to(device)
+    train_data.to(device)
+    if val_data is not None and len(val_data) == 0:
+        val_data = None
+    if val_data is not None:
+        val_data.to(device)
+    optimizer = build_optimizer(net, config.optimizer, config.learning_rate, config.weight_decay)
+    scheduler = build_scheduler(
+        config.lr_scheduler, optimizer, config.max_epochs, config.early_stopping_patience
+    )
+    path = Path(config.checkpoint_dir) / CHECKPOINT_FILE if config.checkpoint_dir else None
+    run = {"history": {}, "epoch": -1, "rng": None}
+    run["best"] = {"loss": math.inf, "epoch": -1, "state": None, "bad": 0, "stopped": False}
+    if path is not None and path.exists():
+        run = _resume(path, config.signature, net, optimizer, scheduler, rng, device) or run
+    history, best = run["history"], run["best"]
+    bar = _progress(config, run["epoch"] + 1)
+    for epoch in range(run["epoch"] + 1, config.max_epochs):
+        if best["stopped"]:
+            break
+        logs = _epoch(net, train_data, val_data, optimizer, config, rng, epoch)
+        for key, value in logs.items():
+            history.setdefault(key, []).append(value)
+        monitored = logs.get("val_loss", logs["train_loss"])
+        if monitored < best["loss"]:
+            state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+            best.update(loss=monitored, epoch=epoch, state=state, bad=0)
+        else:
+            best["bad"] += 1
+        patience = config.early_stopping_patience
+        best["stopped"] = patience is not None and best["bad"] >= patience
+        if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+            scheduler.step(monitored)
+        elif scheduler is not None:
+            scheduler.step()
+        if path is not None:
+            save_checkpoint(
+                path,
+                {
+                    "signature": config.signature,
+                    "epoch": epoch,
+                    "model": net.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "scheduler": None if scheduler is None else scheduler.state_dict(),
+                    "history": history,
+                    "best": best,
+                    "rng": _rng_state(rng, device),
+                },
+            )
+        for callback in callbacks:
+            callback.on_epoch_end(epoch, dict(logs))
+        bar.update(1)
+        bar.set_postfix({k: f"{v:.4g}" for k, v in logs.items() if k.endswith("loss")})
+    bar.close()
+    if best["state"] is not None:
+        net.load_state_dict(best["state"])
+    n_epochs = len(history.get("train_loss", []))
+    return TrainResult(history=history, n_epochs=n_epochs, best_epoch=best["epoch"])
+
+
+def _epoch(net, train_data, val_data, optimizer, config: TrainConfig, rng, epoch: int) -> dict:
+    """Train one epoch and return its logs: losses, learning rate, the network's extras."""
+    lr = float(optimizer.param_groups[0]["lr"])
+    loss = run_epoch(net, train_data, optimizer, config.batch_size, config.gradient_clip, rng)
+    if not math.isfinite(loss):
+        raise RuntimeError(
+            f"training diverged: loss {loss} at epoch {epoch}; lower learning_rate or set "
+            "gradient_clip"
+        )
+    logs = {"train_loss": loss}
+    if val_data is not None:
+        logs["val_loss"] = evaluate(net, val_data, max(config.batch_size, 1024))
+    logs["lr"] = lr
+    report = getattr(net, "epoch_metrics", None)
+    logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})
+    return logs
+
+
+def _resume(path: Path, signature: str, net, optimizer, scheduler, rng, device: str) -> dict | None:
+    """Load the checkpoint at ``path`` into the run, or return None if it is someone else's."""
+    saved = torch.load(path, map_location=device, weights_only=True)
+    if saved["signature"] != signature:
+        warnings.warn(
+            f"checkpoint {path} was written for other parameters or data; starting afresh and "
+            "overwriting it",
+            stacklevel=3,
+        )
+        return None
+    net.load_state_dict(saved["model"])
+    optimizer.load_state_dict(saved["optimizer"])
+    if scheduler is not None and saved["scheduler"] is not None:
+        scheduler.load_state_dict(saved["scheduler"])
+    _set_rng_state(rng, saved["rng"], device)
+    return saved
