@@ -15,12 +15,29 @@ from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForeca
 
 __version__ = "0.1.0"
 
+_LAZY = {  # importing mlflow takes seconds: load tracking only when asked for
+    "MLflowCallback": "forecast.tracking",
+    "MLflowTracker": "forecast.tracking",
+    "track_fit": "forecast.tracking",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'forecast' has no attribute {name!r}")
+
 __all__ = [
     "BaseForecaster",
     "ElmanForecaster",
     "GRUForecaster",
     "LSTMForecaster",
+    "MLflowCallback",
+    "MLflowTracker",
     "calendar_features",
+    "track_fit",
     "ETSForecaster",
     "ExternalForecast",
     "LinearLagForecaster",

@@ -92,9 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _optional_commands(sub) -> None:
+    from forecast.batch import add_batch_parser
     from forecast.datasets.commands import add_data_parser
 
     add_data_parser(sub)
+    add_batch_parser(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

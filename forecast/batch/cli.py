@@ -1,0 +1,129 @@
+"""The ``batch`` command: ``forecast batch ...`` and ``python -m forecast.batch ...``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from forecast.batch.files import BatchError, _first_line
+from forecast.batch.run import BATCH_EXPERIMENT, run_batch
+
+
+def add_batch_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``batch`` command to the ``forecast`` command's subparsers.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    ArgumentParser
+        The ``batch`` parser (its ``func`` default runs the command and returns the exit code).
+    """
+    parser = subparsers.add_parser(
+        "batch",
+        help="forecast from the latest data with a stored model (for cron/systemd)",
+        description=_DESCRIPTION,
+    )
+    _add_arguments(parser)
+    return parser
+
+
+_DESCRIPTION = "Load a model, forecast from the latest data, write the forecast atomically."
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="models:/name@alias, models:/name/version, runs:/id/model or a folder",
+    )
+    parser.add_argument("--input", required=True, help="latest data, CSV or Parquet")
+    parser.add_argument(
+        "--output",
+        required=True,
+        help="forecast file (.csv or .parquet); {date} = issue date YYYY-MM-DD",
+    )
+    parser.add_argument(
+        "--horizon",
+        type=int,
+        default=None,
+        help="steps to forecast (default: the model's horizon, else 24)",
+    )
+    parser.add_argument("--time-column", default=None, help="time column of the input")
+    parser.add_argument(
+        "--tracking-uri",
+        default=None,
+        help="MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlflow.db)",
+    )
+    parser.add_argument("--experiment", default=BATCH_EXPERIMENT, help="experiment of batch runs")
+    parser.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
+    parser.add_argument("--device", default=None, help="device for a local torch model")
+    parser.set_defaults(func=_cmd_batch)
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Keep stderr to our own lines: MLflow's info logs, progress bars and warnings off.
+
+    Everything is restored on exit, so calling the command in-process leaks nothing.
+    """
+    import mlflow  # noqa: F401 - configures its loggers on import; adjust them after
+
+    key = "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"
+    saved_env = os.environ.get(key)
+    loggers = [logging.getLogger(name) for name in ("mlflow", "alembic")]
+    saved_levels = [log.level for log in loggers]
+    os.environ[key] = "false"
+    for log in loggers:
+        log.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for log, level in zip(loggers, saved_levels, strict=True):
+            log.setLevel(level)
+        if saved_env is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = saved_env
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    try:
+        with _quiet():
+            result = run_batch(
+                args.model,
+                args.input,
+                args.output,
+                args.horizon,
+                time_column=args.time_column,
+                tracking_uri=args.tracking_uri,
+                track=not args.no_track,
+                experiment=args.experiment,
+                device=args.device,
+            )
+    except BatchError as err:
+        print(f"forecast batch: error: {err}", file=sys.stderr)
+        return 1
+    except Exception as err:  # unexpected: still one line, never a traceback in cron mail
+        print(f"forecast batch: error: {type(err).__name__}: {_first_line(err)}", file=sys.stderr)
+        return 1
+    print(f"{result.path}\t{result.rows} rows\tsha256 {result.sha256}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``python -m forecast.batch`` (the same options as ``forecast batch``)."""
+    parser = argparse.ArgumentParser(prog="python -m forecast.batch", description=_DESCRIPTION)
+    _add_arguments(parser)
+    args = parser.parse_args(argv)
+    return args.func(args)

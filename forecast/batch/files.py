@@ -1,0 +1,152 @@
+"""The files of a batch forecast: reading the latest data, writing the forecast.
+
+Writing is atomic (a temporary file in the target folder, then ``os.replace``) and
+deterministic: equal forecasts give byte-identical CSV or Parquet files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from forecast import _validation as V
+
+OUTPUT_SUFFIXES = (".csv", ".parquet")
+
+
+class BatchError(Exception):
+    """A batch forecast failed; the message is the one line shown to the user."""
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0]
+
+
+def read_input(path: str | os.PathLike, time_column: str | None = None) -> pd.DataFrame:
+    """Read the latest data: a CSV or Parquet file with timestamps, not empty.
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV or Parquet file.
+    time_column : str, optional
+        Name of the time column (default: detected, see :func:`forecast.io.read_frame`).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by the parsed timestamps.
+    """
+    from forecast.io import read_frame
+
+    try:
+        frame = read_frame(path, time_column)
+    except Exception as err:  # parser errors of pandas/pyarrow on corrupted files included
+        raise BatchError(_about_input(path, err)) from err
+    if frame.empty:
+        raise BatchError(f"input {path} has no rows")
+    return frame
+
+
+def select_history(frame: pd.DataFrame, estimator: Any, path: str | os.PathLike = "input"):
+    """Check the input against the model and keep its columns (float64).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        From :func:`read_input`.
+    estimator : BaseForecaster
+        Fitted estimator whose target (and past covariate) columns the input must hold.
+    path : str or path-like
+        The input's name for messages.
+
+    Returns
+    -------
+    DataFrame
+        The model's columns (and ``id`` for several series), sorted timestamps checked.
+    """
+    columns = list(estimator.columns_) + list(estimator.past_covariates_)
+    try:
+        V.check_columns(frame, columns, None, "the file")
+        V.check_index(frame)
+        V.check_numeric(frame, columns)
+    except (ValueError, TypeError) as err:
+        raise BatchError(_about_input(path, err)) from err
+    if V.ID_COLUMN in frame.columns:
+        columns = [V.ID_COLUMN, *columns]
+    return frame[columns].astype({c: "float64" for c in columns if c != V.ID_COLUMN})
+
+
+def _about_input(path, err: BaseException) -> str:
+    """One line naming the input file once, then the reason."""
+    reason = _first_line(err)
+    for prefix in (f"input {path}: ", f"{path}: "):
+        reason = reason.removeprefix(prefix)
+    return f"input {path}: {reason}"
+
+
+def issue_date(history: pd.DataFrame) -> str:
+    """Return the issue date: ``YYYY-MM-DD`` of the last input timestamp, in its time zone."""
+    return pd.Timestamp(history.index.max()).strftime("%Y-%m-%d")
+
+
+def output_path(pattern: str | os.PathLike, date: str) -> Path:
+    """Expand ``{date}`` in ``pattern`` and check the suffix (``.csv`` or ``.parquet``)."""
+    text = os.fspath(pattern)
+    suffix = Path(text.replace("{date}", "date")).suffix
+    if suffix.lower() not in OUTPUT_SUFFIXES:
+        raise BatchError(f"output {text}: unknown file type {suffix!r}; use .csv or .parquet")
+    return Path(text.replace("{date}", date))
+
+
+def forecast_table(forecast: pd.DataFrame) -> pd.DataFrame:
+    """Return the forecast as the written table: a ``timestamp`` column, no duplicates."""
+    if isinstance(forecast.index, pd.DatetimeIndex):
+        forecast = forecast.rename_axis("timestamp").reset_index()
+    keys = [c for c in (V.ID_COLUMN, V.TIME_COLUMN, "timestamp") if c in forecast.columns]
+    if forecast.duplicated(subset=keys).any():
+        raise BatchError(f"forecast has duplicated rows for {keys}; nothing written")
+    return forecast.reset_index(drop=True)
+
+
+def write_atomic(table: pd.DataFrame, path: Path) -> str:
+    """Write ``table`` to ``path`` deterministically and atomically; return its SHA-256.
+
+    Parquet is written with pyarrow without any time-dependent metadata; CSV with pandas'
+    default float formatting. Equal tables give byte-identical files.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if path.suffix.lower() == ".parquet":
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
+                with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
+                    warnings.filterwarnings("ignore", "Series.values")  # API pandas 3.1 deprecates
+                    arrow = pa.Table.from_pandas(table, preserve_index=False)
+                pq.write_table(arrow, fh)
+            else:
+                fh.write(table.to_csv(index=False, lineterminator="\n").encode())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,261 @@
+"""One batch forecast: load the model, read the data, forecast, write, log the run."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from forecast.batch.files import (
+    BatchError,
+    _first_line,
+    forecast_table,
+    issue_date,
+    output_path,
+    read_input,
+    select_history,
+    write_atomic,
+)
+
+BATCH_EXPERIMENT = "forecast-batch"
+
+
+@dataclass
+class BatchResult:
+    """What a batch run wrote.
+
+    Attributes
+    ----------
+    path : Path
+        The forecast file.
+    sha256 : str
+        SHA-256 of its bytes.
+    rows : int
+        Forecast rows written.
+    issue_date : str
+        ``YYYY-MM-DD`` of the last input timestamp.
+    input_sha256 : str
+        Content fingerprint of the input history.
+    run_id : str or None
+        MLflow run of this batch (None with ``track=False`` or when logging failed).
+    """
+
+    path: Path
+    sha256: str
+    rows: int
+    issue_date: str
+    input_sha256: str
+    run_id: str | None = None
+
+
+def _is_uri(model: str) -> bool:
+    return "://" in model or model.startswith(("models:/", "runs:/"))
+
+
+def load_forecaster(
+    model: str | os.PathLike, tracking_uri: str | None = None, device: str | None = None
+) -> tuple[Any, Callable[[pd.DataFrame, int], pd.DataFrame]]:
+    """Load a model for batch forecasting.
+
+    Parameters
+    ----------
+    model : str or path-like
+        MLflow model URI or local folder (see the module docstring).
+    tracking_uri : str, optional
+        Store resolving ``models:/`` and ``runs:/`` URIs.
+    device : str, optional
+        Device for a locally saved torch model.
+
+    Returns
+    -------
+    estimator : BaseForecaster
+        The fitted estimator (for its columns, time zone and default horizon).
+    predict : callable
+        ``predict(history, horizon) -> DataFrame``.
+    """
+    text = os.fspath(model)
+    path = Path(text)
+    if not _is_uri(text):
+        if (path / "meta.json").is_file():
+            from forecast.persistence import load
+
+            estimator = load(path, device=device)
+            return estimator, lambda h, n: estimator.predict(horizon=n, history=h)
+        if not (path / "MLmodel").is_file():
+            raise BatchError(
+                f"model {text} not found: expected an MLflow model URI (models:/name@alias, "
+                "runs:/id/model) or a folder with MLmodel or meta.json"
+            )
+    import mlflow.pyfunc
+    from mlflow.exceptions import MlflowException
+
+    from forecast.tracking import resolve_tracking_uri, use_store
+    from forecast.tracking._store import sqlite_path
+
+    db = sqlite_path(resolve_tracking_uri(tracking_uri))
+    if text.startswith(("models:/", "runs:/")) and db is not None and not db.is_file():
+        raise BatchError(  # rather than creating an empty store where cron happens to run
+            f"model {text} not found: the store {db} does not exist (pass --tracking-uri or "
+            "set MLFLOW_TRACKING_URI)"
+        )
+
+    try:
+        with use_store(tracking_uri):
+            pyfunc = mlflow.pyfunc.load_model(text)
+    except (MlflowException, OSError) as err:
+        where = "" if not _is_uri(text) else f" in {_display_uri(tracking_uri)}"
+        raise BatchError(f"model {text} not found{where}: {_first_line(err)}") from err
+    wrapper = pyfunc.unwrap_python_model()
+    estimator = getattr(wrapper, "estimator", None)
+    if estimator is None:
+        raise BatchError(f"model {text} is not a forecast pyfunc model (no estimator inside)")
+    return estimator, lambda h, n: pyfunc.predict(h, params={"horizon": int(n)})
+
+
+def _display_uri(tracking_uri: str | None) -> str:
+    from forecast.tracking import resolve_tracking_uri
+
+    return resolve_tracking_uri(tracking_uri)
+
+
+def run_batch(
+    model: str | os.PathLike,
+    input: str | os.PathLike,
+    output: str | os.PathLike,
+    horizon: int | None = None,
+    *,
+    time_column: str | None = None,
+    tracking_uri: str | None = None,
+    track: bool = True,
+    experiment: str = BATCH_EXPERIMENT,
+    device: str | None = None,
+) -> BatchResult:
+    """Forecast from the latest data with a stored model and write the forecast file.
+
+    Parameters
+    ----------
+    model : str or path-like
+        ``models:/``, ``runs:/`` or other MLflow model URI, or a local model folder.
+    input : str or path-like
+        CSV or Parquet file with the latest history.
+    output : str or path-like
+        ``.csv`` or ``.parquet`` file; ``{date}`` becomes the issue date (``YYYY-MM-DD`` of
+        the last input timestamp, in the input's time zone).
+    horizon : int, optional
+        Steps to forecast (default: the model's ``horizon`` parameter, else 24).
+    time_column : str, optional
+        Time column of the input (default: detected).
+    tracking_uri : str, optional
+        Store for model URIs and for the batch run (default ``MLFLOW_TRACKING_URI`` or
+        ``sqlite:///mlflow.db``).
+    track : bool
+        Log the batch as an MLflow run (input fingerprint, output checksum).
+    experiment : str
+        Experiment of the batch runs.
+    device : str, optional
+        Device for a locally saved torch model.
+
+    Returns
+    -------
+    BatchResult
+
+    Raises
+    ------
+    BatchError
+        Bad input, missing model or failed forecast; nothing was written.
+    """
+    from forecast.tracking import fingerprint
+    from forecast.tracking.pyfunc import default_horizon
+
+    output_path(output, "")  # check the suffix before any work
+    if not Path(input).is_file():
+        raise BatchError(f"input {input} does not exist")
+    frame = read_input(input, time_column)  # a corrupted file fails before the model loads
+    estimator, predict = load_forecaster(model, tracking_uri, device)
+    history = select_history(frame, estimator, input)
+    steps = int(horizon) if horizon is not None else default_horizon(estimator)
+    if steps < 1:
+        raise BatchError(f"horizon must be a positive int, got {steps}")
+    try:
+        forecast = predict(history, steps)
+    except Exception as err:
+        raise BatchError(f"forecast from {input} failed: {_first_line(err)}") from err
+    date = issue_date(history)
+    path = output_path(output, date)
+    table = forecast_table(forecast)
+    digest = write_atomic(table, path)
+    result = BatchResult(path, digest, len(table), date, fingerprint(history))
+    if track:
+        result.run_id = _log_batch_run(
+            result,
+            history,
+            estimator,
+            os.fspath(model),
+            os.fspath(input),
+            steps,
+            tracking_uri,
+            experiment,
+        )
+    return result
+
+
+def _log_batch_run(result, history, estimator, model, input_path, horizon, uri, experiment):
+    """Log the batch run; a tracking failure is reported but does not undo the forecast."""
+    from forecast.tracking import _runs
+    from forecast.tracking._store import client as make_client
+    from forecast.tracking._store import ensure_experiment
+    from forecast.tracking.fingerprint import dataset_input
+
+    try:
+        client = make_client(uri)
+        run = client.create_run(
+            ensure_experiment(client, experiment),
+            run_name=f"batch {result.issue_date}",
+            tags={"run_kind": "batch", "model_uri": model, "issue_date": result.issue_date},
+        )
+        run_id = run.info.run_id
+        _runs.log_params(
+            client,
+            run_id,
+            {
+                "model": model,
+                "input": str(Path(input_path).resolve()),
+                "output": str(result.path.resolve()),
+                "horizon": horizon,
+            },
+        )
+        _runs.log_tags(
+            client,
+            run_id,
+            {
+                **_runs.estimator_tags(estimator),
+                "input_sha256": result.input_sha256,
+                "output_sha256": result.sha256,
+            },
+        )
+        _runs.log_metrics(client, run_id, {"input_rows": len(history), "output_rows": result.rows})
+        client.log_inputs(
+            run_id,
+            datasets=[
+                dataset_input(
+                    history,
+                    Path(input_path).name,
+                    "batch-input",
+                    str(Path(input_path).resolve()),
+                    result.input_sha256,
+                )
+            ],
+        )
+        client.set_terminated(run_id, "FINISHED")
+        return run_id
+    except Exception as err:
+        print(
+            f"forecast batch: warning: forecast written, but tracking failed: {_first_line(err)}",
+            file=sys.stderr,
+        )
+        return None

@@ -1,0 +1,109 @@
+"""Shared run plumbing: what every run records about an estimator and its environment."""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from mlflow.utils.validation import MAX_PARAM_VAL_LENGTH, MAX_TAG_VAL_LENGTH
+
+_BATCH = 100  # params or tags per log_batch call (MLflow's limit is 100 params, 1000 items)
+
+
+def model_family(estimator: Any) -> str:
+    """Short model name (``"lstm"``, ``"seasonal-naive"``) or the class name."""
+    cls = type(estimator)
+    qualified = f"{cls.__module__}:{cls.__qualname__}"
+    try:
+        from forecast.models import REGISTRY
+    except ImportError:  # pragma: no cover - registry always present in the package
+        REGISTRY = {}
+    for short, target in REGISTRY.items():
+        if target == qualified or target.split(":")[1] == cls.__qualname__:
+            return short
+    return cls.__name__
+
+
+def estimator_params(estimator: Any, prefix: str = "") -> dict[str, str]:
+    """``get_params(deep=False)`` as strings fit for MLflow params."""
+    get = getattr(estimator, "get_params", None)
+    params = get(deep=False) if callable(get) else {}
+    return {f"{prefix}{k}": _text(v, MAX_PARAM_VAL_LENGTH) for k, v in sorted(params.items())}
+
+
+def estimator_tags(estimator: Any) -> dict[str, str]:
+    """Tags naming the model and the software it ran on."""
+    import mlflow
+    import torch
+
+    import forecast
+
+    cls = type(estimator)
+    device = getattr(estimator, "device_", None) or getattr(estimator, "device", None) or "cpu"
+    return {
+        "model_family": model_family(estimator),
+        "model_class": f"{cls.__module__}.{cls.__qualname__}",
+        "device": str(device),
+        "torch_version": torch.__version__,
+        "forecast_version": forecast.__version__,
+        "mlflow_version": mlflow.__version__,
+        "python_version": platform.python_version(),
+    }
+
+
+def _text(value: Any, limit: int) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def log_params(client, run_id: str, params: Mapping[str, Any]) -> None:
+    """Log params in batches (values stringified and truncated to MLflow's limit)."""
+    from mlflow.entities import Param
+
+    items = [Param(str(k), _text(v, MAX_PARAM_VAL_LENGTH)) for k, v in params.items()]
+    for i in range(0, len(items), _BATCH):
+        client.log_batch(run_id, params=items[i : i + _BATCH], synchronous=True)
+
+
+def log_tags(client, run_id: str, tags: Mapping[str, Any]) -> None:
+    """Set tags in batches (None values are skipped)."""
+    from mlflow.entities import RunTag
+
+    items = [RunTag(str(k), _text(v, MAX_TAG_VAL_LENGTH)) for k, v in tags.items() if v is not None]
+    for i in range(0, len(items), _BATCH):
+        client.log_batch(run_id, tags=items[i : i + _BATCH], synchronous=True)
+
+
+def log_metrics(client, run_id: str, metrics: Mapping[str, Any], step: int = 0) -> None:
+    """Log numeric metrics at ``step``; values that are not real numbers are skipped."""
+    log_metric_steps(client, run_id, ((k, v, step) for k, v in metrics.items()))
+
+
+def log_metric_steps(client, run_id: str, rows: Iterable[tuple[str, Any, int]]) -> None:
+    """Log ``(key, value, step)`` rows in few batches, skipping values that are not numbers."""
+    from mlflow.entities import Metric
+
+    stamp = int(time.time() * 1000)
+    items = [Metric(str(k), float(v), stamp, int(s)) for k, v, s in rows if _is_real(v)]
+    for i in range(0, len(items), 10 * _BATCH):
+        client.log_batch(run_id, metrics=items[i : i + 10 * _BATCH], synchronous=True)
+
+
+def _is_real(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return False
+    return not math.isinf(number)
+
+
+def metric_key(*parts: Iterable[Any]) -> str:
+    """Join parts into an MLflow metric name (only characters MLflow accepts)."""
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-. /:")
+    text = "/".join(str(p) for p in parts if p is not None and str(p) != "")
+    return "".join(c if c in allowed else "_" for c in text)

@@ -1,0 +1,179 @@
+import json
+import os
+import shutil
+
+import mlflow
+import pandas as pd
+import pytest
+from mlflow import MlflowClient
+
+from forecast.models.baselines import SeasonalNaive
+from forecast.tracking import log_model, register, to_history, track_fit, use_store
+from forecast.tracking.pyfunc import input_example, model_signature
+from tests.conftest import make_series
+
+
+def new_store(tmp_path_factory, name):
+    """A fresh SQLite store; copied from a session template (MLflow's schema setup takes ~10 s)."""
+    template = tmp_path_factory.getbasetemp() / "mlflow-template.db"
+    if not template.exists():
+        MlflowClient(f"sqlite:///{template}").search_experiments()
+    folder = tmp_path_factory.mktemp(name)
+    shutil.copy(template, folder / "mlflow.db")
+    return f"sqlite:///{folder / 'mlflow.db'}"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return new_store(tmp_path_factory, "pyfunc")
+
+
+@pytest.fixture(scope="module")
+def data():
+    # two weeks over the spring DST change, in local time
+    return make_series(n=24 * 14, tz="Europe/Berlin", start="2023-03-20", name="time")
+
+
+@pytest.fixture(scope="module")
+def logged(store, data):
+    est = SeasonalNaive(season="1D", n_seasons=2)
+    cb = track_fit(est, data, experiment="pyfunc", tracking_uri=store, log_model=True)
+    version = register(
+        cb.model_info.model_uri, "power-load-de", alias="champion", tracking_uri=store
+    )
+    return est, cb, version
+
+
+def load(uri, store):
+    with use_store(store):
+        return mlflow.pyfunc.load_model(uri)
+
+
+def test_registered_alias_gives_the_estimators_forecast(store, data, logged):
+    est, cb, version = logged
+    assert version == "1"
+    model = load("models:/power-load-de@champion", store)
+    history = data.iloc[-100:]  # tz-aware DatetimeIndex
+    got = model.predict(history, params={"horizon": 24})
+    expected = est.predict(horizon=24, history=history)
+    pd.testing.assert_frame_equal(got, expected)
+    assert str(got.index.tz) == "Europe/Berlin" and got.index.name == "time"
+    assert got.index[0] == data.index[-1] + pd.Timedelta("1h")
+
+
+@pytest.mark.parametrize("uri", ["model_info", "runs"])
+def test_logged_model_uris_load(store, data, logged, uri):
+    est, cb, _ = logged
+    target = cb.model_info.model_uri if uri == "model_info" else f"runs:/{cb.run_id}/model"
+    got = load(target, store).predict(data, params={"horizon": 5})
+    pd.testing.assert_frame_equal(got, est.predict(horizon=5, history=data))
+
+
+def test_horizon_param_default_and_signature(store, data, logged):
+    est, cb, _ = logged
+    model = load(cb.model_info.model_uri, store)
+    assert len(model.predict(data)) == 24  # default of the typed "horizon" parameter
+    (param,) = model.metadata.get_params_schema().params
+    assert param.to_dict() == {"name": "horizon", "type": "long", "default": 24, "shape": None}
+    inputs = model.metadata.get_input_schema().to_dict()
+    assert inputs[0] == {"type": "datetime", "name": "timestamp", "required": False}
+    assert inputs[1] == {"type": "double", "name": "load", "required": True}
+    with pytest.raises(mlflow.exceptions.MlflowException):
+        model.predict(data, params={"horizon": "a day"})
+
+
+def test_timestamp_column_round_trip_and_input_example(store, data, logged, tmp_path):
+    est, cb, _ = logged
+    model = load(cb.model_info.model_uri, store)
+    # the form of JSON requests: naive UTC timestamps in a column, no DatetimeIndex
+    flat = data.reset_index()
+    flat["timestamp"] = flat.pop("time").dt.tz_convert("UTC").dt.tz_localize(None)
+    got = model.predict(flat, params={"horizon": 6})
+    pd.testing.assert_frame_equal(got, est.predict(horizon=6, history=data))
+    with use_store(store):
+        folder = mlflow.artifacts.download_artifacts(
+            cb.model_info.model_uri, dst_path=str(tmp_path)
+        )
+    example = json.loads(open(os.path.join(folder, "input_example.json")).read())
+    assert example["params"] == {"horizon": 24}
+    assert example["inputs"]["columns"] == ["timestamp", "load"]
+    assert len(example["inputs"]["data"]) == est._min_history()
+    assert os.path.isdir(os.path.join(folder, "artifacts", "estimator"))
+
+
+def test_to_history_accepts_index_column_and_strings(data):
+    est = SeasonalNaive(season="1D").fit(data)
+    tail = data.iloc[-30:]
+    from_utc_index = to_history(tail.tz_convert("UTC"), est)
+    pd.testing.assert_frame_equal(from_utc_index, tail)
+    strings = tail.reset_index()
+    strings["timestamp"] = strings.pop("time").map(lambda t: t.isoformat())
+    pd.testing.assert_frame_equal(to_history(strings, est), tail, check_freq=False)
+    with pytest.raises(ValueError, match="no timestamps.*RangeIndex"):
+        to_history(tail.reset_index(drop=True), est)
+    bad = strings.assign(timestamp=["yesterday"] + list(strings["timestamp"][1:]))
+    with pytest.raises(ValueError, match="not an ISO-8601 timestamp"):
+        to_history(bad, est)
+
+
+def test_naive_model_rejects_aware_history(data):
+    naive = data.tz_convert("UTC").tz_localize(None)
+    est = SeasonalNaive(season="1D").fit(naive)
+    pd.testing.assert_frame_equal(to_history(naive, est), naive)
+    with pytest.raises(ValueError, match="fitted on naive timestamps"):
+        to_history(data, est)
+
+
+def test_input_example_and_signature_of_several_series():
+    frames = {"north": make_series(n=60, seed=1), "south": make_series(n=60, seed=2)}
+    est = SeasonalNaive(season="1D").fit(frames)
+    example = input_example(est)
+    assert list(example.columns) == ["timestamp", "id", "load"]
+    assert sorted(example["id"].unique()) == ["north", "south"]
+    names = [c["name"] for c in model_signature(est).inputs.to_dict()]
+    assert names == ["timestamp", "id", "load"]
+
+
+def test_neural_model_round_trip(store, seed):
+    recurrent = pytest.importorskip("forecast.models.recurrent")
+    df = make_series(n=24 * 4, tz="UTC")
+    est = recurrent.LSTMForecaster(
+        context_length=24,
+        horizon=12,
+        hidden_size=4,
+        max_epochs=2,
+        batch_size=64,
+        random_state=0,
+        device="cpu",
+    )
+    cb = track_fit(est, df, experiment="pyfunc", tracking_uri=store, log_model=True)
+    client = MlflowClient(store)
+    steps = [m.step for m in client.get_metric_history(cb.run_id, "train_loss")]
+    assert steps == list(range(est.n_epochs_))
+    got = load(f"runs:/{cb.run_id}/model", store).predict(df.iloc[-48:], params={"horizon": 12})
+    pd.testing.assert_frame_equal(got, est.predict(horizon=12, history=df.iloc[-48:]))
+
+
+def test_future_covariates_are_refused(store):
+    from forecast.models.baselines import ExternalForecast
+
+    df = make_series(n=60).assign(forecast=1.0)
+    est = ExternalForecast(column="forecast").fit(df)
+    with pytest.raises(ValueError, match="future covariates"):
+        log_model(est, "unused-run-id", tracking_uri=store)
+
+
+def test_input_example_comes_from_the_fit_data_when_the_model_keeps_one_row(store):
+    from forecast.models.baselines import Naive
+
+    df = make_series(n=48, tz="UTC")
+    est = Naive().fit(df)
+    assert input_example(est) is None  # one kept row cannot be forecast from
+    example = input_example(est, df)
+    assert len(example) == 3
+    assert list(example["timestamp"]) == list(df.index[-3:].tz_localize(None))
+    cb = track_fit(Naive(), df, experiment="pyfunc", tracking_uri=store, log_model=True)
+    model = load(cb.model_info.model_uri, store)
+    assert model.metadata.saved_input_example_info["type"] == "dataframe"
+    got = model.predict(df.iloc[-5:], params={"horizon": 2})
+    assert list(got["load"]) == [df["load"].iloc[-1]] * 2
