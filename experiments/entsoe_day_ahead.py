@@ -1,0 +1,230 @@
+"""Day-ahead backtest of the baselines on German load (ENTSO-E), hourly and quarter-hourly.
+
+Protocol (DESIGN.md): for each day D of 2023 the forecast is issued at 12:00 Europe/Berlin on
+D-1 from the load observed up to then and scored on the 24 hours (96 quarter-hours) of D in
+local time; training data from 2019-01-01 (the bidding zone changed in October 2018). Every
+model is fitted once, on the data up to the first origin (``refit_every=None``): the
+statsmodels baselines keep their parameters and re-filter the history at every origin.
+Hourly values are means of the four quarter-hours of each UTC hour (which is also the
+local hour: Berlin is UTC+1/UTC+2).
+
+    python experiments/entsoe_day_ahead.py --quick        # January 2023, fast models, hourly
+    python experiments/entsoe_day_ahead.py                # the full tables (both resolutions)
+    python experiments/entsoe_day_ahead.py --lstm-only    # only the LSTM backtest timing
+
+Prints markdown tables and writes them (``.md`` and ``.csv``) and the comparison plots to
+``experiments/results/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from forecast.backtest import backtest
+from forecast.compare import compare
+from forecast.datasets import load
+from forecast.models.baselines import (
+    ETSForecaster,
+    ExternalForecast,
+    LinearLagForecaster,
+    MSTLForecaster,
+    Naive,
+    SARIMAXForecaster,
+    SeasonalNaive,
+)
+
+TZ = "Europe/Berlin"
+RESULTS = Path(__file__).resolve().parent / "results"
+# MAPE of the grid operators' forecast on 2023, measured by the project lead
+REFERENCE_MAPE = {"hourly": 3.76, "15min": 3.78}
+
+
+def german_load(data_dir: str | None, resolution: str) -> pd.DataFrame:
+    """2019-2023 in local time, UTC index, columns actual and forecast (MW)."""
+    df = load("entsoe-de", data_dir=data_dir)
+    local = df.index.tz_convert(TZ)
+    df = df[
+        (local >= pd.Timestamp("2019-01-01", tz=TZ)) & (local < pd.Timestamp("2024-01-01", tz=TZ))
+    ]
+    if resolution == "hourly":
+        df = df.resample("1h").mean()  # NaN quarter-hours are skipped; an all-NaN hour stays NaN
+    return df
+
+
+def markdown(table: pd.DataFrame, digits: dict) -> str:
+    """A pipe table (no tabulate dependency)."""
+    head = [table.index.name or ""] + [str(c) for c in table.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, row in table.iterrows():
+        cells = [f"{row[c]:.{digits.get(c, 2)}f}" for c in table.columns]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def models(quick: bool, resolution: str) -> dict:
+    out = {
+        "TSO forecast": ExternalForecast(column="forecast", nan_policy="interpolate"),
+        "Naive": Naive(),
+        "SeasonalNaive 1D": SeasonalNaive(season="1D"),
+        "SeasonalNaive 7D": SeasonalNaive(season="7D"),
+    }
+    if quick:
+        return out
+    # statsmodels engines re-filter a bounded window at every origin: keep it short
+    window = "56D" if resolution == "hourly" else "28D"
+    out["SeasonalNaive 7D x4"] = SeasonalNaive(season="7D", n_seasons=4)
+    out["ETS 7D"] = ETSForecaster(seasonal="add", seasonal_periods="7D", train_window=window)
+    out["MSTL"] = MSTLForecaster(periods=("1D", "7D"), train_window=window)
+    out["LinearLag"] = LinearLagForecaster(
+        lags=(1, 2, 3, "1D", "2D", "7D"), calendar=True, country="DE", timezone=TZ
+    )
+    if resolution == "hourly":  # a seasonal period of 96 quarter-hours is out of reach
+        out["SARIMAX"] = SARIMAXForecaster(
+            order=(2, 0, 1), seasonal_order=(1, 1, 1, "1D"), train_window="21D", maxiter=30
+        )
+    return out
+
+
+def run_table(df: pd.DataFrame, resolution: str, quick: bool, skip: set) -> pd.DataFrame:
+    chosen = {k: v for k, v in models(quick, resolution).items() if k not in skip}
+    end = "2023-01-31" if quick else "2023-12-31"
+    tag = f"entsoe_day_ahead_{resolution}{'_quick' if quick else ''}"
+    res = compare(
+        chosen,
+        df,
+        protocol="day-ahead",
+        start="2023-01-01",
+        end=end,
+        target="actual",
+        timezone=TZ,
+        metrics=("mape", "mae", "rmse", "bias"),
+        plots_dir=RESULTS,
+        plot_prefix=f"{tag}_",
+        unit="MW",
+        name=tag,
+    )
+    table = res.table
+    first = next(iter(res.results.values()))
+    n_days = len(first.origins)
+    print(f"\n### {resolution}: day-ahead, {n_days} days from 2023-01-01, train from 2019-01-01\n")
+    text = markdown(
+        table.drop(columns=["n"]), {"mape": 3, "mae": 0, "rmse": 0, "bias": 0, "n_fits": 0}
+    )
+    print(text)
+    print(
+        f"\nvalues scored per model: {int(table['n'].iloc[0])}; plots: "
+        f"{', '.join(p.name for p in res.plots.values())}"
+    )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    table.to_csv(RESULTS / f"{tag}.csv")
+    (RESULTS / f"{tag}.md").write_text(text + "\n")
+    if "TSO forecast" in table.index and not quick:
+        got, want = table.loc["TSO forecast", "mape"], REFERENCE_MAPE[resolution]
+        verdict = "OK" if abs(got - want) <= 0.05 else "MISMATCH"
+        print(f"TSO forecast MAPE {got:.3f}% vs reference {want:.2f}%: {verdict}")
+    return table
+
+
+def lstm_timing(df: pd.DataFrame, epochs: int, train_days: int, repeats: int) -> None:
+    """Time a fitted LSTM over every origin of the 2023 day-ahead backtest (hourly)."""
+    from forecast.models.recurrent import LSTMForecaster
+
+    torch.set_num_threads(2)
+    est = LSTMForecaster(
+        context_length=168,
+        horizon=37,
+        hidden_size=16,
+        max_epochs=epochs,
+        batch_size=256,
+        validation_fraction=0.0,
+        random_state=0,
+        device="cpu",
+    )
+    data = df[["actual"]]
+    kwargs = dict(protocol="day-ahead", start="2023-01-01", end="2023-12-31", timezone=TZ)
+    t0 = time.perf_counter()
+    res = backtest(est, data, window="sliding", train_size=f"{train_days}D", **kwargs)
+    wall = time.perf_counter() - t0
+    print(
+        f"\n### LSTM (hidden 16, {epochs} epoch(s) on the last {train_days} days), hourly, "
+        f"{len(res.origins)} origins\n"
+    )
+    print(
+        f"backtest: fit {res.fit_seconds:.1f} s, predict_origins {res.predict_seconds:.2f} s, "
+        f"whole backtest {wall:.1f} s, MAPE {res.metrics.loc['overall', 'mape']:.2f}%"
+    )
+    fitted, origins = res.estimator, res.origins
+    ref = SeasonalNaive(season="7D").fit(data.loc[: origins[0]])
+    few = origins[:: max(1, len(origins) // 20)]
+
+    def median_seconds(call, runs) -> float:
+        times = []
+        for arg in runs:
+            t0 = time.perf_counter()
+            call(arg)
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+    print(
+        "\n| torch threads | LSTM predict_origins, 365 origins [s] | SeasonalNaive, same call [s] "
+        "| LSTM one predict per origin x 365 [s] | loop / batched |"
+    )
+    print("|---|---|---|---|---|")
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        batched = median_seconds(
+            lambda _: fitted.predict_origins(data, origins, 37), range(repeats)
+        )
+        naive = median_seconds(lambda _: ref.predict_origins(data, origins, 37), range(repeats))
+        one = median_seconds(lambda o: fitted.predict(horizon=37, history=data.loc[:o]), few)
+        loop = one * len(origins)
+        print(f"| {threads} | {batched:.2f} | {naive:.2f} | {loop:.1f} | {loop / batched:.0f}x |")
+    print(
+        f"(medians: {repeats} batched calls; {len(few)} single predicts, scaled to {len(origins)})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="January 2023, fast models, hourly")
+    parser.add_argument("--resolution", choices=("hourly", "15min", "both"), default=None)
+    parser.add_argument("--data-dir", default=None, help="folder holding entsoe_de_load_15min/")
+    parser.add_argument("--skip", nargs="*", default=[], help="model names to leave out")
+    parser.add_argument("--lstm-epochs", type=int, default=1)
+    parser.add_argument("--lstm-train-days", type=int, default=365)
+    parser.add_argument("--no-lstm", action="store_true")
+    parser.add_argument("--lstm-only", action="store_true")
+    args = parser.parse_args()
+    resolution = args.resolution or ("hourly" if args.quick else "both")
+    resolutions = ["hourly", "15min"] if resolution == "both" else [resolution]
+    if args.lstm_only:
+        resolutions = ["hourly"]
+    hourly = None
+    for res in resolutions:
+        t0 = time.perf_counter()
+        df = german_load(args.data_dir, res)
+        print(
+            f"loaded {res}: {len(df)} rows, {df.index[0]} .. {df.index[-1]} "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
+        if res == "hourly":
+            hourly = df
+        if not args.lstm_only:
+            run_table(df, res, args.quick, set(args.skip))
+    if not args.no_lstm and not args.quick:
+        lstm_timing(
+            hourly if hourly is not None else german_load(args.data_dir, "hourly"),
+            args.lstm_epochs,
+            args.lstm_train_days,
+            repeats=3,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""Side-by-side backtests: several estimators on the same folds, one table, a few plots."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from forecast.backtest import BacktestResult, backtest
+
+__all__ = ["ComparisonResult", "compare"]
+
+TIME_COLUMNS = ("fit_seconds", "predict_seconds", "backtest_seconds", "n_fits")
+
+
+@dataclass
+class ComparisonResult:
+    """Outcome of :func:`compare`.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per model (in the order given): the overall metrics, ``n`` (values scored),
+        ``fit_seconds``, ``predict_seconds``, ``backtest_seconds`` (the whole backtest,
+        fits included) and ``n_fits``.
+    results : dict of str to BacktestResult
+        The full backtest of each model.
+    plots : dict of str to Path
+        Comparison plots: ``"forecast_vs_actual"``, ``"error_by_hour"`` (sub-daily data
+        only) and ``"<metric>_by_model"``. Empty without ``plots_dir``.
+    model_plots : dict of str to dict of str to Path
+        Per model: its ``"forecast_vs_actual"`` and ``"error_by_hour"`` plots; drawn only
+        for a tracker (they go to the model's run).
+    seconds : float
+        Wall time of the whole comparison.
+    """
+
+    table: pd.DataFrame
+    results: dict[str, BacktestResult]
+    plots: dict[str, Path] = field(default_factory=dict)
+    model_plots: dict[str, dict[str, Path]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def compare(
+    models: Mapping[str, Any] | Sequence[Any],
+    data: pd.DataFrame | dict,
+    *,
+    plots_dir: str | Path | None = None,
+    tracker: Any = None,
+    name: str = "comparison",
+    plot_metric: str | None = None,
+    n_sample_days: int = 3,
+    unit: str = "",
+    plot_prefix: str = "",
+    **backtest_kwargs: Any,
+) -> ComparisonResult:
+    """Backtest several estimators on the same folds and tabulate them.
+
+    Parameters
+    ----------
+    models : dict of str to estimator, or list of estimators
+        The estimators; a list is named by class (``SeasonalNaive``, ``SeasonalNaive-2``).
+    data : DataFrame, long DataFrame or dict of DataFrames
+        Passed to :func:`~forecast.backtest.backtest` for every model.
+    plots_dir : str or Path, optional
+        Folder for the PNG plots; no plots without it (unless a tracker needs them, then
+        they go to a temporary folder that lives while they are logged).
+    tracker : object, optional
+        ``with tracker.comparison(name, data):`` wraps the comparison (a parent run), and
+        ``tracker.log_backtest(model_name, estimator, result, data, plots)`` is called once
+        per model with that model's plots. If the tracker also has
+        ``log_comparison(table, plots)``, it is called with the comparison plots.
+    name : str
+        Name of the comparison (parent run).
+    plot_metric : str, optional
+        Metric of the bar chart and the by-hour plot (default: the first metric).
+    n_sample_days : int
+        Panels of the forecast-against-actual plot.
+    unit : str
+        Unit of the target for plot axes, e.g. ``"MW"``.
+    plot_prefix : str
+        Prefix of the PNG file names (several comparisons in one folder).
+    **backtest_kwargs
+        Everything else goes to :func:`~forecast.backtest.backtest` (``protocol``,
+        ``start``, ``end``, ``horizon``, ``refit_every``, ``metrics``, ...).
+
+    Returns
+    -------
+    ComparisonResult
+    """
+    t0 = time.perf_counter()
+    if "tracker" in backtest_kwargs or "name" in backtest_kwargs:
+        raise TypeError("compare passes tracker and name to backtest itself")
+    named = _named(models)
+    context = tracker.comparison(name, data) if tracker is not None else contextlib.nullcontext()
+    with context, contextlib.ExitStack() as stack:
+        results: dict[str, BacktestResult] = {}
+        for model_name, estimator in named.items():
+            result = backtest(estimator, data, **backtest_kwargs)
+            _check_same_folds(results, model_name, result)
+            results[model_name] = result
+        table = _table(results)
+        folder = plots_dir
+        if folder is None and tracker is not None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="forecast-plots-"))
+        plots, model_plots = {}, {}
+        if folder is not None:
+            metric = plot_metric or _first_metric(table)
+            tz = backtest_kwargs.get("timezone", "Europe/Berlin")
+            plots, model_plots = _plots(
+                results,
+                table,
+                Path(folder),
+                metric,
+                n_sample_days,
+                tz,
+                unit,
+                plot_prefix,
+                per_model=tracker is not None,
+            )
+        if tracker is not None:
+            for model_name, estimator in named.items():
+                tracker.log_backtest(
+                    model_name,
+                    estimator,
+                    results[model_name],
+                    data,
+                    model_plots.get(model_name, {}),
+                )
+            if hasattr(tracker, "log_comparison"):
+                tracker.log_comparison(table, plots)
+    if plots_dir is None:  # the temporary plots are gone
+        plots, model_plots = {}, {}
+    return ComparisonResult(table, results, plots, model_plots, time.perf_counter() - t0)
+
+
+def _named(models) -> dict[str, Any]:
+    if isinstance(models, Mapping):
+        if not models:
+            raise ValueError("models is empty: give at least one estimator")
+        return {str(k): v for k, v in models.items()}
+    if isinstance(models, str) or not isinstance(models, Sequence) or not models:
+        raise TypeError("models must be a non-empty dict {name: estimator} or list of estimators")
+    named: dict[str, Any] = {}
+    for estimator in models:
+        base = type(estimator).__name__
+        key, i = base, 1
+        while key in named:
+            i += 1
+            key = f"{base}-{i}"
+        named[key] = estimator
+    return named
+
+
+def _check_same_folds(results: dict, model_name: str, result: BacktestResult) -> None:
+    if not results:
+        return
+    ref_name, ref = next(iter(results.items()))
+    if not ref.origins.equals(result.origins) or len(ref.forecasts) != len(result.forecasts):
+        raise ValueError(
+            f"model {model_name!r} was scored on other origins or steps than {ref_name!r} "
+            f"({len(result.origins)} vs {len(ref.origins)} origins, {len(result.forecasts)} vs "
+            f"{len(ref.forecasts)} values): do the models forecast different targets?"
+        )
+
+
+def _table(results: dict[str, BacktestResult]) -> pd.DataFrame:
+    rows = {}
+    for model_name, result in results.items():
+        row = result.metrics.loc["overall"].to_dict()
+        row.update(
+            fit_seconds=result.fit_seconds,
+            predict_seconds=result.predict_seconds,
+            backtest_seconds=result.total_seconds,
+            n_fits=len(result.folds),
+        )
+        rows[model_name] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "model"
+    table["n"] = table["n"].astype(int)
+    return table
+
+
+def _first_metric(table: pd.DataFrame) -> str:
+    return next(c for c in table.columns if c not in ("n", *TIME_COLUMNS))
+
+
+def _plots(results, table, folder, metric, n_days, tz, unit, prefix, per_model):
+    from forecast import plots as P
+
+    by_hour = {k: r.by_hour for k, r in results.items()}
+    sub_daily = all(t is not None for t in by_hour.values())
+    origins = P.sample_origins(next(iter(results.values())).origins, n_days)
+
+    def draw(tag: str, chosen: dict) -> dict:
+        out = {
+            "forecast_vs_actual": P.plot_sample_days(
+                {k: results[k].forecasts for k in chosen},
+                folder / f"{prefix}forecast_vs_actual{tag}.png",
+                origins=origins,
+                timezone=tz,
+                unit=unit,
+            )
+        }
+        if sub_daily:
+            out["error_by_hour"] = P.plot_error_by_hour(
+                {k: by_hour[k] for k in chosen}, folder / f"{prefix}error_by_hour{tag}.png", metric
+            )
+        return out
+
+    plots = draw("", results)
+    plots[f"{metric}_by_model"] = P.plot_metric_bars(
+        table, folder / f"{prefix}{metric}_by_model.png", metric
+    )
+    model_plots = {}
+    if per_model:
+        for model_name in results:
+            slug = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in model_name)
+            model_plots[model_name] = draw(f"_{slug}", {model_name: None})
+    return plots, model_plots
