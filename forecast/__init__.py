@@ -1,6 +1,8 @@
 """forecast: neural and statistical time-series forecasting with a scikit-learn-style API."""
 
+from forecast.backtest import BacktestResult, backtest
 from forecast.base import BaseForecaster
+from forecast.compare import ComparisonResult, compare
 from forecast.features import calendar_features
 from forecast.models.baselines import (
     ETSForecaster,
@@ -11,7 +13,10 @@ from forecast.models.baselines import (
     SARIMAXForecaster,
     SeasonalNaive,
 )
+from forecast.models.hopfield import HopfieldForecaster
+from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
+from forecast.models.transformer import TransformerForecaster
 
 __version__ = "0.1.0"
 
@@ -29,8 +34,16 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'forecast' has no attribute {name!r}")
 
+
 __all__ = [
+    "BacktestResult",
     "BaseForecaster",
+    "ComparisonResult",
+    "HopfieldForecaster",
+    "OrthogonalRNNForecaster",
+    "TransformerForecaster",
+    "backtest",
+    "compare",
     "ElmanForecaster",
     "GRUForecaster",
     "LSTMForecaster",

@@ -151,6 +151,11 @@ class BaseForecaster(BaseEstimator):
         return " + ".join(parts)
 
     def _clean(self, frame, key, targets, covariates, freq, what):
+        frame, freq = self._conform(frame, key, targets, covariates, freq, what)
+        return self._fill(frame, key, targets, covariates), freq
+
+    def _conform(self, frame, key, targets, covariates, freq, what):
+        """Check index, columns, dtypes and frequency; put the frame on a regular grid."""
         V.check_index(frame, key)
         V.check_columns(frame, targets + covariates, key, what)
         frame = frame[targets + covariates]
@@ -162,13 +167,17 @@ class BaseForecaster(BaseEstimator):
                 "other series / of the fitted data"
             )
         frame = V.check_regular(frame, this_freq, bool(self._param("fill_gaps", False)), key)
+        return frame.astype(float), this_freq
+
+    def _fill(self, frame, key, targets, covariates):
+        """Apply the NaN policy (raise, or interpolate in time)."""
         policy = self._param("nan_policy", "raise")
         if self._param("fill_gaps", False):
             policy = "interpolate"
         frame = V.check_finite(frame, targets, policy, key, "target")
         if covariates:
             frame = V.check_finite(frame, covariates, policy, key, "covariate")
-        return frame.astype(float), this_freq
+        return frame
 
     def _fit_scalers(self, frames: dict) -> None:
         stacked = pd.concat(list(frames.values()))
@@ -344,8 +353,12 @@ class BaseForecaster(BaseEstimator):
         arrays, meta = [], []
         origins = pd.DatetimeIndex(origins)
         for key, frame in raw.items():
-            frame = self._clean(frame, key, self.columns_, covs, self.freq_, "data")[0]
-            whole = self._series_arrays(key, frame, 0, None)
+            frame = self._conform(frame, key, self.columns_, covs, self.freq_, "data")[0]
+            filled = self._fill(frame, key, self.columns_, covs)
+            whole = self._series_arrays(key, filled, 0, None)
+            causal = (
+                None if filled is frame else _CausalFill(self._series_arrays(key, frame, 0, None))
+            )
             for origin in origins:
                 pos = int(frame.index.searchsorted(origin, side="right"))
                 if pos == 0 or frame.index[pos - 1] != origin:
@@ -353,21 +366,33 @@ class BaseForecaster(BaseEstimator):
                         f"{V._where(key)}origin {origin} is not a timestamp of the data"
                     )
                 V.check_length(pos, self._min_history(), key, f"history before origin {origin}")
-                arrays.append(self._origin_arrays(whole, frame, pos, horizon))
+                arrays.append(self._origin_arrays(whole, frame, pos, horizon, causal))
                 meta.append((key, origin))
         pred = self._unscale_3d(self._predict(arrays, horizon))
-        parts = []
-        for (key, origin), values in zip(meta, pred, strict=True):
-            index = V.future_index(origin, self.freq_, horizon)
-            part = pd.DataFrame(values, columns=list(self.columns_))
-            part.insert(0, V.TIME_COLUMN, index)
-            if kind != "frame":
-                part.insert(0, V.ID_COLUMN, key)
-            part.insert(0, "origin", origin)
-            parts.append(part)
-        return pd.concat(parts, ignore_index=True)
+        return self._origin_frame(meta, pred, horizon, kind)
 
-    def _origin_arrays(self, whole: SeriesArrays, frame: pd.DataFrame, pos: int, horizon: int):
+    def _origin_frame(self, meta: list, pred: np.ndarray, horizon: int, kind: str) -> pd.DataFrame:
+        n = len(meta)
+        starts = pd.DatetimeIndex([origin for _, origin in meta])
+        try:
+            step = pd.Timedelta(self.freq_)
+            times = starts.repeat(horizon) + np.tile(np.arange(1, horizon + 1) * step, n)
+        except (TypeError, ValueError):  # calendar frequencies (months, business days)
+            times = starts[:0].append([V.future_index(o, self.freq_, horizon) for o in starts])
+        out = pd.DataFrame(pred.reshape(n * horizon, -1), columns=list(self.columns_))
+        out.insert(0, V.TIME_COLUMN, times)
+        if kind != "frame":
+            keys = np.array([key for key, _ in meta], dtype=object)
+            out.insert(0, V.ID_COLUMN, np.repeat(keys, horizon))
+        out.insert(0, "origin", starts.repeat(horizon))
+        return out
+
+    def _origin_arrays(
+        self, whole: SeriesArrays, frame: pd.DataFrame, pos: int, horizon: int, causal=None
+    ) -> SeriesArrays:
+        y, past = whole.y[:pos], None if whole.past is None else whole.past[:pos]
+        if causal is not None:
+            y, past = causal.history(whole, pos, frame.index[pos - 1])
         fut = whole.future
         if fut is not None:
             if pos + horizon > len(fut):
@@ -382,13 +407,7 @@ class BaseForecaster(BaseEstimator):
                 fut = self._calendar(index)
             else:
                 fut = fut[: pos + horizon]
-        return SeriesArrays(
-            key=whole.key,
-            y=whole.y[:pos],
-            index=whole.index[:pos],
-            past=None if whole.past is None else whole.past[:pos],
-            future=fut,
-        )
+        return SeriesArrays(key=whole.key, y=y, index=whole.index[:pos], past=past, future=fut)
 
     # ---------------------------------------------------------- persistence
     def save(self, path: str) -> None:
@@ -403,3 +422,44 @@ class BaseForecaster(BaseEstimator):
         from forecast.persistence import load
 
         return load(path, device=device)
+
+
+class _CausalFill:
+    """Fill the NaN run that is still open at a backtest origin from the past only.
+
+    ``nan_policy="interpolate"`` interpolates the whole data once; a gap still open at an
+    origin would then borrow values from after it. For such origins the open run is
+    replaced by the last observed value (forward fill), so no forecast sees its future.
+    """
+
+    def __init__(self, raw: SeriesArrays) -> None:
+        self.y = _forward_fill(raw.y)
+        self.past = None if raw.past is None else _forward_fill(raw.past)
+
+    def history(self, whole: SeriesArrays, pos: int, origin) -> tuple:
+        y = _patch_open_run(whole.y, *self.y, pos, origin)
+        past = None
+        if whole.past is not None:
+            past = _patch_open_run(whole.past, *self.past, pos, origin)
+        return y, past
+
+
+def _forward_fill(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Forward-filled copy of ``values`` (T, C) and, per cell, the last observed step."""
+    steps = np.arange(len(values))[:, None]
+    last = np.maximum.accumulate(np.where(np.isfinite(values), steps, -1), axis=0)  # (T, C)
+    return np.take_along_axis(values, np.maximum(last, 0), axis=0), last
+
+
+def _patch_open_run(filled, ffilled, last, pos, origin):
+    out = filled[:pos]
+    last = last[pos - 1]  # (C,) last observed step per column
+    open_run = last < pos - 1
+    if not open_run.any():
+        return out
+    if (last < 0).any():
+        raise ValueError(f"no observed value at or before origin {origin} to forecast from")
+    out = out.copy()
+    for col in np.flatnonzero(open_run):
+        out[last[col] + 1 :, col] = ffilled[last[col] + 1 : pos, col]
+    return out

@@ -138,3 +138,31 @@ def test_predict_origins_rejects_unknown_origin():
     model = Recorder().fit(df)
     with pytest.raises(ValueError, match="origin 2023-01-01 10:30:00 is not a timestamp"):
         model.predict_origins(df, [pd.Timestamp("2023-01-01 10:30")], 2)
+
+
+def test_interpolated_gap_open_at_origin_does_not_leak():
+    # A gap still open at the origin must be filled from the past, not interpolated
+    # towards values after the origin.
+    df = make_series(60)
+    df.iloc[40:44, 0] = np.nan
+    model = LastValue(nan_policy="interpolate").fit(df.iloc[:30])
+    origin = df.index[41]
+    first = model.predict_origins(df, [origin], horizon=2)
+    changed = df.copy()
+    changed.iloc[44:, 0] = 1e6
+    second = model.predict_origins(changed, [origin], horizon=2)
+    pd.testing.assert_frame_equal(first, second)
+    assert first["load"].iloc[0] == pytest.approx(df["load"].iloc[39])
+    # a gap closed before the origin is interpolated as usual
+    late = model.predict_origins(df, [df.index[45]], horizon=1)
+    assert late["load"].iloc[0] == pytest.approx(df["load"].iloc[45])
+
+
+def test_predict_origins_frame_layout_for_several_series():
+    a, b = make_series(60), make_series(60, seed=2) + 50
+    model = LastValue().fit({"a": a, "b": b})
+    out = model.predict_origins({"a": a, "b": b}, a.index[[30, 40]], horizon=3)
+    assert list(out.columns) == ["origin", "id", "time", "load"]
+    assert len(out) == 2 * 2 * 3
+    row = out[(out.id == "b") & (out.origin == a.index[40])].iloc[2]
+    assert row["time"] == a.index[43] and row["load"] == pytest.approx(b["load"].iloc[40])

@@ -1,0 +1,169 @@
+"""Transformer forecaster: pre-norm self-attention blocks over the context window."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from sklearn.utils.validation import check_is_fitted
+from torch import nn
+
+from forecast import _validation as V
+from forecast.models._batching import context_windows
+from forecast.models.neural import NeuralForecaster, store_params
+from forecast.nn.transformer import TransformerEncoder
+
+
+def encoder_inputs(estimator: NeuralForecaster, history=None) -> tuple[torch.Tensor, list, str]:
+    """Return the context windows a fitted forecaster reads to forecast from ``history``.
+
+    Parameters
+    ----------
+    estimator : NeuralForecaster
+        Fitted.
+    history : DataFrame, long DataFrame or dict of DataFrames, optional
+        Data to forecast from; defaults to the end of the training data.
+
+    Returns
+    -------
+    x : Tensor of shape (n_series, context_length, n_inputs)
+        On the device of ``estimator.module_``.
+    keys : list
+        Series ids in the order of ``x``.
+    kind : str
+        Container kind of the data (``"frame"``, ``"long"`` or ``"dict"``).
+    """
+    check_is_fitted(estimator, "module_")
+    covariates = estimator.past_covariates_ + estimator.future_covariates_
+    if history is None:
+        frames, kind = estimator.train_tail_, estimator.input_kind_
+    else:
+        raw, kind = V.split_series(history, "history")
+        frames = {
+            key: estimator._clean(
+                f, key, estimator.columns_, covariates, estimator.freq_, "history"
+            )[0]
+            for key, f in raw.items()
+        }
+    for key, frame in frames.items():
+        V.check_length(len(frame), estimator._min_history(), key, "history needed by the encoder")
+    arrays = estimator._to_arrays(frames, horizon=0, future=None)
+    x, _ = context_windows(arrays, estimator.context_length, 0)
+    device = next(estimator.module_.parameters()).device
+    return torch.from_numpy(x).to(device), list(frames), kind
+
+
+def per_series(weights: torch.Tensor, keys: list, kind: str) -> np.ndarray | dict:
+    """One array for a single frame, else a dict of arrays keyed by series id."""
+    arrays = weights.detach().cpu().double().numpy()
+    if kind == "frame":
+        return arrays[0]
+    return {key: a for key, a in zip(keys, arrays, strict=True)}
+
+
+class TransformerForecaster(NeuralForecaster):
+    """Forecaster over a transformer encoder with a direct multi-horizon head.
+
+    Input projection, positional encoding, ``num_layers`` pre-norm blocks of multi-head
+    scaled dot-product attention (torch's fused kernel) and a feed-forward layer; the head
+    reads the encoding of the last context step.
+
+    Parameters
+    ----------
+    n_heads : int
+        Attention heads; must divide ``hidden_size`` (the model width ``d_model``).
+    ff_size : int, optional
+        Hidden width of the feed-forward layers (default ``4 * hidden_size``).
+    positional : {"sinusoidal", "learned"}
+        Fixed sinusoidal positions or a learned table of ``context_length`` vectors.
+    causal : bool
+        Mask attention so that each step sees only itself and earlier steps.
+    **common
+        The parameters every neural forecaster shares (``context_length``, ``horizon``,
+        ``hidden_size``, ``num_layers``, ``max_epochs``, ...), with the same defaults; see
+        :class:`forecast.models.neural.NeuralForecaster`. ``windowing="tbptt"`` is not
+        available (the encoder carries no state).
+
+    Attributes
+    ----------
+    module_, history_, n_epochs_, best_epoch_, device_
+        See :class:`NeuralForecaster`.
+
+    Examples
+    --------
+    >>> from forecast.models.transformer import TransformerForecaster
+    >>> model = TransformerForecaster(context_length=168, hidden_size=64, n_heads=4)
+    >>> forecast = model.fit(df).predict(horizon=24)  # doctest: +SKIP
+    >>> model.attention_weights().shape  # doctest: +SKIP
+    (1, 4, 168, 168)
+    """
+
+    def __init__(
+        self,
+        *,
+        n_heads=4,
+        ff_size=None,
+        positional="sinusoidal",
+        causal=False,
+        context_length=168,
+        horizon=24,
+        hidden_size=64,
+        num_layers=1,
+        dropout=0.0,
+        windowing="sliding",
+        tbptt_steps=None,
+        strategy="direct",
+        max_epochs=30,
+        batch_size=64,
+        learning_rate=0.001,
+        optimizer="adam",
+        weight_decay=0.0,
+        lr_scheduler=None,
+        gradient_clip=1.0,
+        validation_fraction=0.1,
+        early_stopping_patience=5,
+        device="auto",
+        random_state=None,
+        verbose=0,
+        checkpoint_dir=None,
+        future_covariates=None,
+        past_covariates=None,
+        calendar=False,
+        country=None,
+        timezone=None,
+        fill_gaps=False,
+        nan_policy="raise",
+    ) -> None:
+        store_params(self, locals())
+
+    def _build_encoder(self, input_size: int) -> nn.Module:
+        return TransformerEncoder(
+            input_size,
+            d_model=self.hidden_size,
+            num_layers=self.num_layers,
+            n_heads=self.n_heads,
+            ff_size=self.ff_size,
+            dropout=self.dropout,
+            positional=self.positional,
+            causal=self.causal,
+            max_len=self.context_length,
+        )
+
+    def attention_weights(self, history=None) -> np.ndarray | dict:
+        """Attention weights of the forecast from ``history`` (default: the training data).
+
+        Parameters
+        ----------
+        history : DataFrame, long DataFrame or dict of DataFrames, optional
+            Data to forecast from, as in :meth:`predict`.
+
+        Returns
+        -------
+        ndarray of shape (num_layers, n_heads, context_length, context_length) or dict
+            ``[l, h, i, j]`` is the weight that step ``i`` of the context window (the last
+            ``context_length`` timestamps of the history, oldest first) gives step ``j`` in
+            block ``l``, head ``h``; rows sum to 1. A dict of such arrays, keyed by series
+            id, when the data hold several series. The forecast reads row ``i = -1``.
+        """
+        x, keys, kind = encoder_inputs(self, history)
+        self.module_.eval()
+        return per_series(self.module_.encoder.attention_weights(x), keys, kind)
