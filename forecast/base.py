@@ -24,6 +24,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from forecast import _validation as V
+from forecast._causal_fill import CausalFill
 
 FrameLike = pd.DataFrame | dict
 
@@ -357,7 +358,7 @@ class BaseForecaster(BaseEstimator):
             filled = self._fill(frame, key, self.columns_, covs)
             whole = self._series_arrays(key, filled, 0, None)
             causal = (
-                None if filled is frame else _CausalFill(self._series_arrays(key, frame, 0, None))
+                None if filled is frame else CausalFill(self._series_arrays(key, frame, 0, None))
             )
             for origin in origins:
                 pos = int(frame.index.searchsorted(origin, side="right"))
@@ -422,44 +423,3 @@ class BaseForecaster(BaseEstimator):
         from forecast.persistence import load
 
         return load(path, device=device)
-
-
-class _CausalFill:
-    """Fill the NaN run that is still open at a backtest origin from the past only.
-
-    ``nan_policy="interpolate"`` interpolates the whole data once; a gap still open at an
-    origin would then borrow values from after it. For such origins the open run is
-    replaced by the last observed value (forward fill), so no forecast sees its future.
-    """
-
-    def __init__(self, raw: SeriesArrays) -> None:
-        self.y = _forward_fill(raw.y)
-        self.past = None if raw.past is None else _forward_fill(raw.past)
-
-    def history(self, whole: SeriesArrays, pos: int, origin) -> tuple:
-        y = _patch_open_run(whole.y, *self.y, pos, origin)
-        past = None
-        if whole.past is not None:
-            past = _patch_open_run(whole.past, *self.past, pos, origin)
-        return y, past
-
-
-def _forward_fill(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Forward-filled copy of ``values`` (T, C) and, per cell, the last observed step."""
-    steps = np.arange(len(values))[:, None]
-    last = np.maximum.accumulate(np.where(np.isfinite(values), steps, -1), axis=0)  # (T, C)
-    return np.take_along_axis(values, np.maximum(last, 0), axis=0), last
-
-
-def _patch_open_run(filled, ffilled, last, pos, origin):
-    out = filled[:pos]
-    last = last[pos - 1]  # (C,) last observed step per column
-    open_run = last < pos - 1
-    if not open_run.any():
-        return out
-    if (last < 0).any():
-        raise ValueError(f"no observed value at or before origin {origin} to forecast from")
-    out = out.copy()
-    for col in np.flatnonzero(open_run):
-        out[last[col] + 1 :, col] = ffilled[last[col] + 1 : pos, col]
-    return out
