@@ -49,12 +49,50 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     estimator = BaseForecaster.load(args.model, device=args.device)
     history = read_frame(args.data, args.time_column) if args.data else None
     if history is not None:
-        history = history[list(estimator.columns_) + estimator.past_covariates_ + estimator.future_covariates_]
+        history = history[
+            list(estimator.columns_) + estimator.past_covariates_ + estimator.future_covariates_
+        ]
     forecast = estimator.predict(horizon=args.horizon, history=history)
     if args.output:
         write_frame(forecast, args.output)
     else:
         forecast.to_csv(sys.stdout)
+    return 0
+
+
+def _cmd_backtest(args: argparse.Namespace) -> int:
+    from forecast.backtest import backtest
+    from forecast.io import read_frame, write_frame
+    from forecast.models import get_estimator
+
+    frame = read_frame(args.data, args.time_column)
+    if args.columns:
+        frame = frame[args.columns]
+    estimator = get_estimator(args.model)(**_parse_params(args.param))
+    kwargs = {
+        k: v
+        for k, v in (
+            ("protocol", args.protocol),
+            ("start", args.start),
+            ("end", args.end),
+            ("horizon", args.horizon),
+            ("origins", args.origins),
+            ("target", args.target),
+        )
+        if v
+    }
+    result = backtest(estimator, frame, refit_every=args.refit_every, **kwargs)
+    print(result.metrics.to_markdown(floatfmt=".3f"))
+    if args.output:
+        write_frame(result.forecasts, args.output)
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from forecast.spec import run_spec
+
+    table = run_spec(args.spec, args.output)
+    print(table.to_markdown(floatfmt=".3f"))
     return 0
 
 
@@ -73,19 +111,47 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
     fit.add_argument("--time-column", default=None)
     fit.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
-    fit.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                     help="estimator parameter (JSON value), repeatable")
+    fit.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="estimator parameter (JSON value), repeatable",
+    )
     fit.add_argument("--out", required=True, help="folder to save the fitted model to")
     fit.set_defaults(func=_cmd_fit)
 
     predict = sub.add_parser("predict", help="forecast with a saved model")
     predict.add_argument("--model", required=True, help="folder written by `forecast fit`")
-    predict.add_argument("--data", default=None, help="new history (default: the training data's end)")
+    predict.add_argument(
+        "--data", default=None, help="new history (default: the training data's end)"
+    )
     predict.add_argument("--time-column", default=None)
     predict.add_argument("--horizon", type=int, required=True)
     predict.add_argument("--device", default=None)
     predict.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
     predict.set_defaults(func=_cmd_predict)
+
+    bt = sub.add_parser("backtest", help="rolling-origin backtest of one model on a file")
+    bt.add_argument("--model", required=True)
+    bt.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
+    bt.add_argument("--time-column", default=None)
+    bt.add_argument("--columns", nargs="+", default=None)
+    bt.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    bt.add_argument("--protocol", default=None, help="e.g. day-ahead")
+    bt.add_argument("--start", default=None, help="first day of the test period")
+    bt.add_argument("--end", default=None, help="last day of the test period")
+    bt.add_argument("--horizon", type=int, default=None)
+    bt.add_argument("--origins", default=None, help="e.g. 12:00 (daily) or 7D")
+    bt.add_argument("--target", default=None, help="target column (others are covariates)")
+    bt.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
+    bt.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
+    bt.set_defaults(func=_cmd_backtest)
+
+    run = sub.add_parser("run", help="run an experiment spec (TOML): data, backtest, models")
+    run.add_argument("spec", help="TOML file, e.g. experiments/entsoe_de_day_ahead.toml")
+    run.add_argument("--output", default=None, help="results folder")
+    run.set_defaults(func=_cmd_run)
 
     _optional_commands(sub)
     return parser
