@@ -77,14 +77,24 @@ def build(name: str, calendar: bool, overrides: dict):
     return get_estimator(name)(**params)
 
 
-def run(models: list[str], calendar_modes: list[bool], overrides: dict | None = None) -> pd.DataFrame:
+def run(
+    models: list[str], calendar_modes: list[bool], overrides: dict | None = None
+) -> pd.DataFrame:
     frame = load_data()
     train = frame.loc[:"2022-12-31"]
     origins = origins_for(frame)
     rows = []
     naive = SeasonalNaive(season="7D").fit(train)
-    rows.append({"model": "same hour last week", **score(naive.predict_origins(frame, origins, 24), frame["load"])})
-    print(f"train {train.index[0]} .. {train.index[-1]} ({len(train)} h); {len(origins)} daily origins")
+    rows.append(
+        {
+            "model": "same hour last week",
+            **score(naive.predict_origins(frame, origins, 24), frame["load"]),
+        }
+    )
+    print(
+        f"train {train.index[0]} .. {train.index[-1]} ({len(train)} h); "
+        f"{len(origins)} daily origins"
+    )
     print(rows[-1], flush=True)
     for name in models:
         for calendar in calendar_modes:
@@ -96,8 +106,13 @@ def run(models: list[str], calendar_modes: list[bool], overrides: dict | None = 
             forecasts = model.predict_origins(frame, origins, 24)
             pred_s = time.perf_counter() - start
             label = name + (" + calendar" if calendar else "")
-            row = {"model": label, **score(forecasts, frame["load"]), "epochs": model.n_epochs_,
-                   "fit (s)": fit_s, "predict (s)": pred_s}
+            row = {
+                "model": label,
+                **score(forecasts, frame["load"]),
+                "epochs": model.n_epochs_,
+                "fit (s)": fit_s,
+                "predict (s)": pred_s,
+            }
             rows.append(row)
             print(row, flush=True)
     table = pd.DataFrame(rows).set_index("model")
@@ -106,12 +121,22 @@ def run(models: list[str], calendar_modes: list[bool], overrides: dict | None = 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--models", nargs="+", default=["elman", "lstm", "gru"],
-                        help="families to run, or 'all'")
-    parser.add_argument("--calendar", choices=["off", "on", "both"], default="on",
-                        help="calendar and German holiday features (default on)")
-    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
-                        help="override estimator parameters (JSON values), e.g. max_epochs=5")
+    parser.add_argument(
+        "--models", nargs="+", default=["elman", "lstm", "gru"], help="families to run, or 'all'"
+    )
+    parser.add_argument(
+        "--calendar",
+        choices=["off", "on", "both"],
+        default="on",
+        help="calendar and German holiday features (default on)",
+    )
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override estimator parameters (JSON values), e.g. max_epochs=5",
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

@@ -87,7 +87,9 @@ def run_demo(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         forecasts = model.predict_origins(data, origins, HORIZON)
         err_mae, err_mape = _score(forecasts, data["demand"])
         rows.append({"model": name, "MAE (GW)": err_mae, "MAPE (%)": err_mape, "fit (s)": fit_s})
-        print(f"  {name:<20} MAE {err_mae:.3f} GW  MAPE {err_mape:.2f}%  fit {fit_s:.1f}s", flush=True)
+        print(
+            f"  {name:<20} MAE {err_mae:.3f} GW  MAPE {err_mape:.2f}%  fit {fit_s:.1f}s", flush=True
+        )
     table = pd.DataFrame(rows).set_index("model")
     print()
     print(table.to_markdown(floatfmt=".3f") if _has_tabulate() else table.round(3).to_string())

@@ -29,17 +29,27 @@ Axis = int | tuple[int, ...] | None
 NAN_POLICIES = ("omit", "raise", "propagate")
 
 
+def _same_shape(a, b, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Convert ``a`` and ``b`` to float arrays; raise unless their shapes agree."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"{names[0]} has shape {a.shape} but {names[1]} has shape {b.shape}")
+    return a, b
+
+
+def _first(mask: np.ndarray) -> tuple[int, ...]:
+    """Index of the first True entry of ``mask`` (C order), for error messages."""
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
 def _pairs(y_true, y_pred, nan_policy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Float arrays of equal shape and the mask of the pairs that count."""
-    t = np.asarray(y_true, dtype=float)
-    p = np.asarray(y_pred, dtype=float)
-    if t.shape != p.shape:
-        raise ValueError(f"y_true has shape {t.shape} but y_pred has shape {p.shape}")
+    t, p = _same_shape(y_true, y_pred, ("y_true", "y_pred"))
     if nan_policy not in NAN_POLICIES:
         raise ValueError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
     missing = np.isnan(t) | np.isnan(p)
     if nan_policy == "raise" and missing.any():
-        where = tuple(int(i) for i in np.argwhere(missing)[0])
+        where = _first(missing)
         which = "y_true" if np.isnan(t[where]) else "y_pred"
         raise ValueError(f"{which} has NaN at index {where} ({int(missing.sum())} NaN pair(s))")
     mask = np.ones(t.shape, bool) if nan_policy == "propagate" else ~missing
@@ -125,7 +135,7 @@ def mape(
     zero = (t == 0) & mask
     if zero.any():
         if zero_actual == "raise":
-            where = tuple(int(i) for i in np.argwhere(zero)[0])
+            where = _first(zero)
             raise ValueError(
                 f"MAPE is undefined: y_true is 0 at index {where} ({int(zero.sum())} zero "
                 "actual(s)); pass zero_actual='omit' to drop them, or use smape/mae"
@@ -271,10 +281,7 @@ def euler_angle_error(
     """
     from forecast.datasets.rotations import expmap_to_euler
 
-    true = np.asarray(expmap_true, dtype=float)
-    pred = np.asarray(expmap_pred, dtype=float)
-    if true.shape != pred.shape:
-        raise ValueError(f"expmap_true has shape {true.shape} but expmap_pred has {pred.shape}")
+    true, pred = _same_shape(expmap_true, expmap_pred, ("expmap_true", "expmap_pred"))
     if true.ndim == 2:
         true, pred = true[None], pred[None]
     if true.ndim != 3 or true.shape[-1] % 3:

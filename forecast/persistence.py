@@ -26,7 +26,7 @@ import pickle
 import platform
 import shutil
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import torch
@@ -83,7 +83,7 @@ def save(estimator, path: str | os.PathLike) -> Path:
         "forecast_version": forecast.__version__,
         "torch_version": torch.__version__,
         "python_version": platform.python_version(),
-        "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "modules": sorted(modules),
     }
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -42,3 +42,26 @@ def make_series(n=400, freq="h", channels=1, tz=None, start="2023-01-01", seed=0
 @pytest.fixture
 def series():
     return make_series()
+
+
+@pytest.fixture(scope="session")
+def new_store(tmp_path_factory):
+    """Factory ``new_store(name) -> tracking URI`` of fresh, empty SQLite MLflow stores.
+
+    Each store is a copy of one per-session template database, built on first use: MLflow's
+    schema setup takes ~10 s, a copy of the migrated file milliseconds.
+    """
+    import shutil
+
+    template = tmp_path_factory.getbasetemp() / "mlflow-template.db"
+
+    def make(name):
+        if not template.exists():
+            from mlflow import MlflowClient
+
+            MlflowClient(f"sqlite:///{template}").search_experiments()
+        folder = tmp_path_factory.mktemp(name)
+        shutil.copy(template, folder / "mlflow.db")
+        return f"sqlite:///{folder / 'mlflow.db'}"
+
+    return make

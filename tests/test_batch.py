@@ -1,6 +1,5 @@
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,20 +17,10 @@ from tests.conftest import make_series
 MODEL = "models:/power-load-de@champion"
 
 
-def new_store(tmp_path_factory, name):
-    """A fresh SQLite store; copied from a session template (MLflow's schema setup takes ~10 s)."""
-    template = tmp_path_factory.getbasetemp() / "mlflow-template.db"
-    if not template.exists():
-        MlflowClient(f"sqlite:///{template}").search_experiments()
-    folder = tmp_path_factory.mktemp(name)
-    shutil.copy(template, folder / "mlflow.db")
-    return f"sqlite:///{folder / 'mlflow.db'}"
-
-
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
+def setup(tmp_path_factory, new_store):
     """A registered champion, a locally saved copy, and the latest data as CSV and Parquet."""
-    store = new_store(tmp_path_factory, "batch")
+    store = new_store("batch")
     folder = tmp_path_factory.mktemp("batch-files")
     data = make_series(n=24 * 10, tz="Europe/Berlin", name="timestamp")
     est = SeasonalNaive(season="1D", n_seasons=2)

@@ -56,14 +56,10 @@ def free_port():
 
 
 @pytest.fixture(scope="module")
-def comparison(tmp_path_factory):
+def comparison(new_store):
     """A store with one comparison: a parent run and three baseline child runs."""
-    template = tmp_path_factory.getbasetemp() / "mlflow-template.db"
-    if not template.exists():  # shared with the other tracking tests (schema setup ~10 s)
-        MlflowClient(f"sqlite:///{template}").search_experiments()
-    folder = tmp_path_factory.mktemp("ui-store")
-    shutil.copy(template, folder / "mlflow.db")
-    uri = f"sqlite:///{folder / 'mlflow.db'}"
+    uri = new_store("ui-store")
+    folder = Path(uri.removeprefix("sqlite:///")).parent  # the server log goes next to it
     df = make_series(n=24 * 10, tz="Europe/Berlin")
     models = {
         "naive": Naive(),

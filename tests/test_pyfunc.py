@@ -1,6 +1,5 @@
 import json
 import os
-import shutil
 
 import mlflow
 import pandas as pd
@@ -13,19 +12,9 @@ from forecast.tracking.pyfunc import input_example, model_signature
 from tests.conftest import make_series
 
 
-def new_store(tmp_path_factory, name):
-    """A fresh SQLite store; copied from a session template (MLflow's schema setup takes ~10 s)."""
-    template = tmp_path_factory.getbasetemp() / "mlflow-template.db"
-    if not template.exists():
-        MlflowClient(f"sqlite:///{template}").search_experiments()
-    folder = tmp_path_factory.mktemp(name)
-    shutil.copy(template, folder / "mlflow.db")
-    return f"sqlite:///{folder / 'mlflow.db'}"
-
-
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    return new_store(tmp_path_factory, "pyfunc")
+def store(new_store):
+    return new_store("pyfunc")
 
 
 @pytest.fixture(scope="module")

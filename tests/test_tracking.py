@@ -1,5 +1,4 @@
 import os
-import shutil
 
 import mlflow
 import numpy as np
@@ -23,19 +22,9 @@ from tests.conftest import make_series
 
 
 # --------------------------------------------------------------------------- fixtures
-def new_store(tmp_path_factory, name):
-    """A fresh SQLite store; copied from a session template (MLflow's schema setup takes ~10 s)."""
-    template = tmp_path_factory.getbasetemp() / "mlflow-template.db"
-    if not template.exists():
-        MlflowClient(f"sqlite:///{template}").search_experiments()
-    folder = tmp_path_factory.mktemp(name)
-    shutil.copy(template, folder / "mlflow.db")
-    return f"sqlite:///{folder / 'mlflow.db'}"
-
-
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    return new_store(tmp_path_factory, "tracking")
+def store(new_store):
+    return new_store("tracking")
 
 
 class EpochFake(BaseForecaster):

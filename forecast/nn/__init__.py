@@ -1,0 +1,1 @@
+"""Torch modules: encoders (recurrent, orthogonal, transformer, Hopfield) and forecast heads."""

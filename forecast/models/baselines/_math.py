@@ -58,6 +58,14 @@ def to_steps(value: object, freq: pd.DateOffset, name: str) -> int:
     return int(ratio)
 
 
+def season_steps(value: object, freq: pd.DateOffset, name: str) -> int:
+    """Convert a seasonal period like :func:`to_steps` and require at least 2 steps."""
+    steps = to_steps(value, freq, name)
+    if steps < 2:
+        raise ValueError(f"{name} must be at least 2 steps, got {steps}")
+    return steps
+
+
 def naive_forecast(y: np.ndarray, horizon: int) -> np.ndarray:
     """Repeat the last row of ``y`` (T, C) ``horizon`` times: (horizon, C)."""
     return np.repeat(y[-1:], horizon, axis=0)

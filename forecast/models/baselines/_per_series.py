@@ -33,6 +33,15 @@ def int_tuple(value: object, length: int, name: str) -> tuple:
     return tuple(value)
 
 
+def _recent(s: SeriesArrays, window: int | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Cut the targets and covariates of ``s`` to their last ``window`` rows (None: all)."""
+    n_rows = len(s.y)
+    exog = None if s.future is None else s.future[:n_rows]
+    if not window:
+        return s.y, exog
+    return s.y[-window:], None if exog is None else exog[-window:]
+
+
 class StatsBaseline(BaseForecaster):
     """Per-series, per-channel statsmodels model: subclasses supply the spec and two engines."""
 
@@ -76,9 +85,7 @@ class StatsBaseline(BaseForecaster):
             )
         params = {}
         for s in series:
-            y, exog = s.y[-window:] if window else s.y, s.future
-            if exog is not None and window:
-                exog = exog[-window:]
+            y, exog = _recent(s, window)
             V.check_length(len(y), need, s.key, f"{type(self).__name__} with these settings")
             with threadpool_limits(limits=1, user_api="blas"):
                 params[s.key] = [self._fit_one(y[:, c], exog, spec) for c in range(y.shape[1])]
@@ -95,11 +102,8 @@ class StatsBaseline(BaseForecaster):
                     f"series (fitted: {list(self.params_)})"
                 )
             n_rows = len(s.y)
-            y = s.y[-window:] if window else s.y
-            exog = exog_future = None
-            if s.future is not None:
-                exog = s.future[:n_rows][-window:] if window else s.future[:n_rows]
-                exog_future = s.future[n_rows : n_rows + horizon]
+            y, exog = _recent(s, window)
+            exog_future = None if s.future is None else s.future[n_rows : n_rows + horizon]
             with threadpool_limits(limits=1, user_api="blas"):
                 for c, params in enumerate(self.params_[s.key]):
                     out[i, :, c] = self._forecast_one(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 
 from forecast.models.baselines import _statsmodels as S
-from forecast.models.baselines._math import to_steps
+from forecast.models.baselines._math import season_steps, to_steps
 from forecast.models.baselines._per_series import StatsBaseline, int_tuple
 
 
@@ -96,9 +96,7 @@ class ETSForecaster(StatsBaseline):
             )
         periods = None
         if self.seasonal is not None:
-            periods = to_steps(self.seasonal_periods, self.freq_, "seasonal_periods")
-            if periods < 2:
-                raise ValueError(f"seasonal_periods must be at least 2 steps, got {periods}")
+            periods = season_steps(self.seasonal_periods, self.freq_, "seasonal_periods")
         return {
             "trend": self.trend,
             "damped_trend": bool(self.damped_trend),
@@ -199,9 +197,7 @@ class SARIMAXForecaster(StatsBaseline):
         order = int_tuple(self.order, 3, "order")
         big_p, big_d, big_q, s = int_tuple(self.seasonal_order, 4, "seasonal_order")
         if big_p or big_d or big_q:
-            s = to_steps(s, self.freq_, "seasonal_order[3]")
-            if s < 2:
-                raise ValueError(f"the seasonal period must be at least 2 steps, got {s}")
+            s = season_steps(s, self.freq_, "seasonal_order[3]")
         else:
             s = 0
         return {

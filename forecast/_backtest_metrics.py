@@ -1,0 +1,116 @@
+"""The score tables of a backtest: metrics per target, per step ahead and per local hour.
+
+Input is the tidy forecast frame of :func:`forecast.backtest.backtest` (one row per scored
+value, with ``target``, ``step``, ``time``, ``y_true`` and ``y_pred``). Every metric pools
+all values of a group; values without an actual (NaN) are not scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from forecast import _validation as V
+from forecast._schedule import fixed_step, to_local
+
+
+def resolve_metrics(metrics) -> dict[str, Callable]:
+    """Map the ``metrics`` argument (names, callables or a dict) to named callables."""
+    if isinstance(metrics, Mapping):
+        bad = [k for k, f in metrics.items() if not callable(f)]
+        if bad:
+            raise TypeError(f"metrics[{bad[0]!r}] is not callable")
+        return {str(k): f for k, f in metrics.items()}
+    out = {}
+    for metric in metrics:
+        if callable(metric):
+            out[getattr(metric, "__name__", f"metric{len(out)}")] = metric
+            continue
+        from forecast import metrics as M
+
+        fn = getattr(M, str(metric), None)
+        if not callable(fn):
+            raise ValueError(f"unknown metric {metric!r}: not a function of forecast.metrics")
+        out[str(metric)] = fn
+    return out
+
+
+def score_tables(
+    forecasts: pd.DataFrame,
+    fns: dict[str, Callable],
+    *,
+    frames: dict,
+    kind: str,
+    targets: list,
+    first_origin: pd.Timestamp,
+    mase_season: int | str,
+    index: pd.DatetimeIndex,
+    timezone: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
+    """Compute the ``metrics``, ``by_horizon`` and ``by_hour`` tables of a backtest result.
+
+    ``by_hour`` is None unless the data are sub-daily. ``"mase"`` divides each series and
+    target by its in-sample seasonal naive MAE on the data up to ``first_origin``.
+    """
+    if "mase" in fns:
+        scales = _mase_scales(frames, targets, first_origin, mase_season, index)
+        ids = forecasts[V.ID_COLUMN] if kind != "frame" else [None] * len(forecasts)
+        keys = zip(ids, forecasts["target"], strict=True)
+        forecasts = forecasts.assign(scale=[scales[k] for k in keys])
+    sub_daily = pd.Timedelta(index[1] - index[0]) < pd.Timedelta("1D")
+    by_hour = None
+    if sub_daily:
+        hours = to_local(pd.DatetimeIndex(forecasts["time"]), timezone).hour.to_numpy()
+        by_hour = _score(forecasts.assign(hour=hours), fns, "hour")
+    return _score(forecasts, fns, by="target"), _score(forecasts, fns, by="step"), by_hour
+
+
+def _score(fc: pd.DataFrame, fns: dict, by: str) -> pd.DataFrame:
+    """Metrics per value of column ``by`` (plus ``"overall"`` when ``by="target"``)."""
+    fc = fc[np.isfinite(fc["y_true"].to_numpy())]
+    groups = [(key, part) for key, part in fc.groupby(by, sort=True)]
+    if by == "target":
+        groups.append(("overall", fc))
+    rows = {}
+    for key, part in groups:
+        y_true, y_pred = part["y_true"].to_numpy(), part["y_pred"].to_numpy()
+        row = {}
+        for name, fn in fns.items():
+            if name == "mase":  # MAE of values scaled by each series' in-sample naive MAE
+                from forecast.metrics import mae
+
+                scale = part["scale"].to_numpy()
+                row[name] = float(mae(y_true / scale, y_pred / scale))
+            else:
+                row[name] = float(fn(y_true, y_pred))
+        row["n"] = len(part)
+        rows[key] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = by
+    return table
+
+
+def _mase_scales(frames: dict, targets: list, first_origin, season, index) -> dict:
+    """In-sample seasonal naive MAE per (series, target) on the data up to the first origin."""
+    from forecast.metrics import mae
+
+    if isinstance(season, int | np.integer) and not isinstance(season, bool):
+        m = int(season)
+    else:
+        m = int(round(pd.Timedelta(season) / fixed_step(V.infer_freq(index))))
+    if m < 1:
+        raise ValueError(f"mase_season must be at least one step, got {season!r}")
+    scales = {}
+    for key, frame in frames.items():
+        for column in targets:
+            y = frame.loc[:first_origin, column].to_numpy(dtype=float)
+            scale = mae(y[m:], y[:-m]) if len(y) > m else np.nan
+            if not scale > 0:
+                raise ValueError(
+                    f"{V._where(key)}MASE is undefined for {column!r}: the in-sample naive error "
+                    f"at lag {m} before {first_origin} is {scale}"
+                )
+            scales[(key, column)] = scale
+    return scales
