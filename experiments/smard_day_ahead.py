@@ -72,7 +72,7 @@ def score(forecasts: pd.DataFrame, actual: pd.Series) -> dict:
 def build(name: str, calendar: bool, overrides: dict):
     params = {**SHARED, **FAMILIES[name], "calendar": calendar, "country": "DE", "timezone": TZ}
     if name in NON_RECURRENT:
-        params.update(windowing="sliding", tbptt_steps=None, batch_size=64)
+        params.update(windowing="sliding", tbptt_steps=None, batch_size=128, max_epochs=12)
     params.update(overrides)
     return get_estimator(name)(**params)
 
