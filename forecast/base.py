@@ -54,6 +54,11 @@ class SeriesArrays:
     past: np.ndarray | None = None
     future: np.ndarray | None = None
 
+    def future_steps(self, horizon: int) -> np.ndarray | None:
+        """Future-known covariates of the ``horizon`` steps after ``y`` (``(H, F)``), if any."""
+        n = len(self.y)
+        return None if self.future is None else self.future[n : n + horizon]
+
 
 class BaseForecaster(BaseEstimator):
     """Base class of every forecaster: validation, scaling, covariates and containers.

@@ -86,7 +86,7 @@ def context_windows(
     x = np.stack([step_inputs(s, len(s.y) - context, len(s.y)) for s in series]).astype(np.float32)
     if series[0].future is None:
         return x, None
-    future = np.stack([s.future[len(s.y) : len(s.y) + horizon] for s in series])
+    future = np.stack([s.future_steps(horizon) for s in series])
     return x, future.astype(np.float32)
 
 

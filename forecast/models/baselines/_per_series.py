@@ -101,9 +101,8 @@ class StatsBaseline(BaseForecaster):
                     f"series {s.key!r} was not seen in fit; {type(self).__name__} is fitted per "
                     f"series (fitted: {list(self.params_)})"
                 )
-            n_rows = len(s.y)
             y, exog = _recent(s, window)
-            exog_future = None if s.future is None else s.future[n_rows : n_rows + horizon]
+            exog_future = s.future_steps(horizon)
             with threadpool_limits(limits=1, user_api="blas"):
                 for c, params in enumerate(self.params_[s.key]):
                     out[i, :, c] = self._forecast_one(

@@ -131,5 +131,5 @@ class LinearLagForecaster(BaseForecaster):
         tail = np.stack([s.y[-width:] for s in series])  # (N, L_max, C)
         exog = None
         if series[0].future is not None:
-            exog = np.stack([s.future[len(s.y) : len(s.y) + horizon] for s in series])  # (N, H, F)
+            exog = np.stack([s.future_steps(horizon) for s in series])  # (N, H, F)
         return recursive_lag_forecast(tail, self.lags_, self.coef_, self.intercept_, exog, horizon)

@@ -217,4 +217,4 @@ class ExternalForecast(BaseForecaster):
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
         k = len(self.columns_)
-        return np.stack([s.future[len(s.y) : len(s.y) + horizon, :k] for s in series])
+        return np.stack([s.future_steps(horizon)[:, :k] for s in series])
