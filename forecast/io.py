@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -71,9 +72,7 @@ def _first_unparsable(values: pd.Series) -> object:
 def write_frame(
     frame: pd.DataFrame, path: str | os.PathLike, index_label: str = "timestamp"
 ) -> Path:
-    """Write ``frame`` to CSV or Parquet atomically (temporary file, then rename).
-
-    A crash never leaves a half-written file at ``path``.
+    """Write ``frame`` to CSV or Parquet atomically (see :func:`write_table`).
 
     Parameters
     ----------
@@ -90,23 +89,61 @@ def write_frame(
     Path
         The written file.
     """
+    table = frame
+    if isinstance(frame.index, pd.DatetimeIndex):
+        table = frame.rename_axis(index_label).reset_index()
+    return write_table(table.reset_index(drop=True), path)
+
+
+def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
+    """Write ``table`` (its index dropped) to CSV or Parquet, atomically and deterministically.
+
+    The file is written to a temporary file in the target folder, synced, and moved into
+    place with ``os.replace``: a crash never leaves a half-written file at ``path``. Parquet
+    is written with pyarrow without time-dependent metadata, CSV with pandas' default float
+    formatting, so equal tables give byte-identical files.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The rows and columns to write.
+    path : str or path-like
+        Target file, ``.csv`` or ``.parquet``.
+
+    Returns
+    -------
+    Path
+        The written file.
+    """
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".parquet", ".pq"):
+    if suffix not in (".csv", ".parquet"):
         raise ValueError(f"{path}: unknown output type {suffix!r}; expected .csv or .parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     try:
-        out = frame
-        if isinstance(frame.index, pd.DatetimeIndex):
-            out = frame.rename_axis(index_label).reset_index()
-        if suffix == ".csv":
-            out.to_csv(tmp, index=False)
-        else:
-            out.to_parquet(tmp, index=False)
+        with os.fdopen(fd, "wb") as fh:
+            if suffix == ".parquet":
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
+                with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
+                    warnings.filterwarnings("ignore", "Series.values")  # API pandas 3.1 deprecates
+                    arrow = pa.Table.from_pandas(table, preserve_index=False)
+                pq.write_table(arrow, fh)
+            else:
+                fh.write(table.to_csv(index=False, lineterminator="\n").encode())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -119,34 +117,9 @@ def forecast_table(forecast: pd.DataFrame) -> pd.DataFrame:
 def write_atomic(table: pd.DataFrame, path: Path) -> str:
     """Write ``table`` to ``path`` deterministically and atomically; return its SHA-256.
 
-    Parquet is written with pyarrow without any time-dependent metadata; CSV with pandas'
-    default float formatting. Equal tables give byte-identical files.
+    See :func:`forecast.io.write_table`: equal tables give byte-identical files, and a
+    crash never leaves a half-written file.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if path.suffix.lower() == ".parquet":
-                import pyarrow as pa
-                import pyarrow.parquet as pq
+    from forecast.io import write_table
 
-                with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
-                    warnings.filterwarnings("ignore", "Series.values")  # API pandas 3.1 deprecates
-                    arrow = pa.Table.from_pandas(table, preserve_index=False)
-                pq.write_table(arrow, fh)
-            else:
-                fh.write(table.to_csv(index=False, lineterminator="\n").encode())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    return hashlib.sha256(write_table(table, path).read_bytes()).hexdigest()
