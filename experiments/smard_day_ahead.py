@@ -113,6 +113,8 @@ def run(
                 "fit (s)": fit_s,
                 "predict (s)": pred_s,
             }
+            if hasattr(model, "orthogonality_error_"):
+                row["max |WᵀW - I|"] = model.orthogonality_error_
             rows.append(row)
             print(row, flush=True)
     table = pd.DataFrame(rows).set_index("model")
