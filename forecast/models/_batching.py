@@ -44,16 +44,21 @@ def training_data(
     tbptt_steps: int,
     batch_size: int,
     validation_fraction: float,
+    validation_steps: int | None = None,
 ) -> tuple[WindowDataset | StreamChunks, WindowDataset | None]:
     """Training samples and validation windows.
 
-    The validation tail of each series (its last ``validation_fraction``) holds no training
-    target; validation windows have their targets inside it (their context may reach back).
+    The validation tail of each series (its last ``validation_steps`` steps, else its last
+    ``validation_fraction``) holds no training target; validation windows have their targets
+    inside it (their context may reach back).
     """
     triples = [series_triple(s) for s in series]
-    ends = [validation_start(len(s.y), validation_fraction, horizon) for s in series]
+    if validation_steps is not None:
+        ends = [len(s.y) - max(horizon, validation_steps) for s in series]
+    else:
+        ends = [validation_start(len(s.y), validation_fraction, horizon) for s in series]
     val = None
-    if validation_fraction > 0:
+    if validation_steps is not None or validation_fraction > 0:
         spans = [(end, len(s.y)) for end, s in zip(ends, series, strict=True)]
         val = WindowDataset(triples, context, horizon, spans)
     if windowing == "tbptt":

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import copy
 import numbers
+from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import torch
 from torch import nn
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.models._batching import context_windows, data_fingerprint, rollout, training_data
+from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead
 from forecast.training import SCHEDULERS, TrainConfig, resolve_device, seeded, train
 
@@ -28,7 +31,8 @@ COMMON_PARAMS = dict(
     gradient_clip=1.0, validation_fraction=0.1, early_stopping_patience=5, device="auto",
     random_state=None, verbose=0, checkpoint_dir=None, future_covariates=None,
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
-    nan_policy="raise",
+    nan_policy="raise", normalization="auto", reference=None, validation_size=None,
+    n_ensemble=1,
 )  # fmt: skip
 
 # Parameters that may change between an interrupted fit and its resumption.
@@ -90,6 +94,24 @@ class NeuralForecaster(BaseForecaster):
         (same parameters and data) resumes from it.
     future_covariates, past_covariates, calendar, country, timezone, fill_gaps, nan_policy
         Covariates and input handling, see :class:`forecast.base.BaseForecaster`.
+    normalization : {"auto", "window", None}
+        ``"window"``: each context window's targets are centred and scaled by their own mean
+        and standard deviation before the encoder reads them and the forecast is mapped back
+        (RevIN-style), so forecasts follow the level of the recent data rather than of the
+        training years. ``None``: only the global scaling fitted on the training data.
+        ``"auto"``: ``"window"`` for sliding windows, ``None`` for truncated BPTT (streams
+        have no window).
+    reference : int, str or None
+        Season of a seasonal reference the head forecasts the difference to: steps (int) or
+        a duration such as ``"7D"`` or ``"1D"`` (whole multiples of the data frequency, at
+        most ``context_length``). The forecast of step ``j`` is the last observed value at
+        the same phase of the season plus a learned correction. Needs sliding windows.
+    validation_size : int, str or None
+        Length of the validation tail of each series, in steps (int) or as a duration such
+        as ``"90D"``; replaces ``validation_fraction`` when given.
+    n_ensemble : int
+        Networks trained with seeds ``seed_, seed_ + 1, ...`` whose forecasts are averaged.
+        ``history_``, ``n_epochs_`` and ``best_epoch_`` describe the first member.
 
     Attributes
     ----------
@@ -105,6 +127,12 @@ class NeuralForecaster(BaseForecaster):
         Shapes of the network, enough to rebuild it with :meth:`_build_module`.
     seed_ : int
         Seed actually used (drawn when ``random_state`` is None).
+    normalize_ : bool
+        Whether window normalisation is applied.
+    season_ : int or None
+        Season of the seasonal reference in steps.
+    validation_steps_ : int or None
+        Validation tail per series in steps when ``validation_size`` was given.
     """
 
     # ------------------------------------------------------------ subclass hook
@@ -126,6 +154,8 @@ class NeuralForecaster(BaseForecaster):
         self._check_params()
         h, frac = self._head_horizon(), self.validation_fraction
         need = self.context_length + h  # one training window
+        if self.validation_size is not None:
+            return need + max(h, self._steps(self.validation_size, "validation_size"))
         if frac <= 0:
             return need
         n = need + h  # the training part needs `need` steps, the validation tail at least `h`
@@ -167,6 +197,18 @@ class NeuralForecaster(BaseForecaster):
             raise ValueError(
                 f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}"
             )
+        if self.normalization not in ("auto", "window", None):
+            raise ValueError(
+                f"normalization must be 'auto', 'window' or None, got {self.normalization!r}"
+            )
+        integer("n_ensemble")
+        if self.windowing == "tbptt" and (
+            self.normalization == "window" or self.reference is not None
+        ):
+            raise ValueError(
+                "normalization='window' and reference need context windows; with "
+                "windowing='tbptt' use normalization=None (or 'auto') and reference=None"
+            )
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
         if self.gradient_clip is not None and not self.gradient_clip >= 0:
@@ -184,13 +226,63 @@ class NeuralForecaster(BaseForecaster):
     # -------------------------------------------------------------------- fit
     def _build_module(self) -> None:
         """Build ``module_`` (untrained, on CPU) from the fitted shapes and ``seed_``."""
+        members = [self._build_member(self.seed_ + i) for i in range(self._n_members())]
+        self.module_ = members[0] if len(members) == 1 else EnsembleNet(members)
+
+    def _n_members(self) -> int:
+        return int(getattr(self, "n_ensemble", 1) or 1)
+
+    def _build_member(self, seed: int) -> ForecastNet:
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(self.seed_)
+            torch.manual_seed(seed)
             encoder = self._build_encoder(self.n_inputs_)
             head = PointHead(
                 encoder.output_size, self.head_horizon_, self.n_outputs_, self.n_future_
             )
-            self.module_ = ForecastNet(encoder, head)
+            return ForecastNet(
+                encoder,
+                head,
+                n_targets=self.n_outputs_,
+                normalize=getattr(self, "normalize_", False),
+                season=getattr(self, "season_", None),
+            )
+
+    def _steps(self, value, name: str) -> int:
+        """Turn an int or a duration string into a whole number of steps of ``freq_``."""
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
+            return int(value)
+        if isinstance(value, str):
+            try:
+                span, step = pd.Timedelta(value), pd.Timedelta(self.freq_)
+            except (TypeError, ValueError) as err:
+                raise ValueError(
+                    f"{name}={value!r} must be an int >= 1 or a duration such as '7D' that is a "
+                    f"whole multiple of the data frequency {self.freq_.freqstr}"
+                ) from err
+            if span > pd.Timedelta(0) and span % step == pd.Timedelta(0):
+                return int(span // step)
+        raise ValueError(
+            f"{name}={value!r} must be an int >= 1 or a duration such as '7D' that is a whole "
+            f"multiple of the data frequency {self.freq_.freqstr}"
+        )
+
+    def _resolve_options(self) -> None:
+        """Fix ``normalize_``, ``season_`` and ``validation_steps_`` from the parameters."""
+        mode = self.normalization
+        if mode == "auto":
+            mode = "window" if self.windowing == "sliding" else None
+        self.normalize_ = mode == "window"
+        self.season_ = None
+        if self.reference is not None:
+            self.season_ = self._steps(self.reference, "reference")
+            if self.season_ > self.context_length:
+                raise ValueError(
+                    f"reference={self.reference!r} is {self.season_} steps, longer than "
+                    f"context_length={self.context_length}: the reference must lie in the context"
+                )
+        self.validation_steps_ = None
+        if self.validation_size is not None:
+            self.validation_steps_ = self._steps(self.validation_size, "validation_size")
 
     def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
         self._check_params()
@@ -202,6 +294,7 @@ class NeuralForecaster(BaseForecaster):
         self.n_future_ = 0 if first.future is None else first.future.shape[1]
         self.n_inputs_ = self.n_outputs_ + self.n_past_ + self.n_future_
         self.head_horizon_ = self._head_horizon()
+        self._resolve_options()
         self._build_module()
         if self.windowing == "tbptt" and not self.module_.recurrent:
             raise ValueError(
@@ -216,6 +309,7 @@ class NeuralForecaster(BaseForecaster):
             tbptt_steps=self.tbptt_steps or self.context_length,
             batch_size=self.batch_size,
             validation_fraction=self.validation_fraction,
+            validation_steps=self.validation_steps_,
         )
         config = TrainConfig(
             max_epochs=self.max_epochs,
@@ -230,11 +324,20 @@ class NeuralForecaster(BaseForecaster):
             checkpoint_dir=self.checkpoint_dir,
             signature=self._signature(series),
         )
-        with seeded(self.seed_, self.device_) as rng:
-            result = train(self.module_, train_data, val_data, config, callbacks, rng, self.device_)
-        self.history_ = result.history
-        self.n_epochs_ = result.n_epochs
-        self.best_epoch_ = result.best_epoch
+        members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
+        results = []
+        for i, member in enumerate(members):
+            member_config = config
+            if i and config.checkpoint_dir:
+                member_config = replace(config, checkpoint_dir=f"{config.checkpoint_dir}/member{i}")
+            with seeded(self.seed_ + i, self.device_) as rng:
+                results.append(
+                    train(member, train_data, val_data, member_config, callbacks, rng, self.device_)
+                )
+        self.module_.to(self.device_)
+        self.history_ = results[0].history
+        self.n_epochs_ = results[0].n_epochs
+        self.best_epoch_ = results[0].best_epoch
 
     def _signature(self, series: list[SeriesArrays]) -> str:
         params = {k: v for k, v in self.get_params().items() if k not in _RESUMABLE}

@@ -64,6 +64,10 @@ class ElmanForecaster(NeuralForecaster):
         timezone=None,
         fill_gaps=False,
         nan_policy="raise",
+        normalization="auto",
+        reference=None,
+        validation_size=None,
+        n_ensemble=1,
     ) -> None:
         store_params(self, locals())
 
@@ -134,6 +138,10 @@ class LSTMForecaster(NeuralForecaster):
         timezone=None,
         fill_gaps=False,
         nan_policy="raise",
+        normalization="auto",
+        reference=None,
+        validation_size=None,
+        n_ensemble=1,
     ) -> None:
         store_params(self, locals())
 
@@ -201,6 +209,10 @@ class GRUForecaster(NeuralForecaster):
         timezone=None,
         fill_gaps=False,
         nan_policy="raise",
+        normalization="auto",
+        reference=None,
+        validation_size=None,
+        n_ensemble=1,
     ) -> None:
         store_params(self, locals())
 

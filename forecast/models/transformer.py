@@ -132,6 +132,10 @@ class TransformerForecaster(NeuralForecaster):
         timezone=None,
         fill_gaps=False,
         nan_policy="raise",
+        normalization="auto",
+        reference=None,
+        validation_size=None,
+        n_ensemble=1,
     ) -> None:
         store_params(self, locals())
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from forecast.nn.reference import seasonal_reference, window_stats
+
 
 class DirectHead(nn.Module):
     """Direct multi-horizon head: all ``horizon`` steps from one summary vector.
@@ -104,12 +106,39 @@ class ForecastNet(nn.Module):
         ``forward(x, state) -> (y, state)`` with ``output_size`` and ``recurrent``.
     head : torch.nn.Module
         ``forward(summary, future) -> forecast``, such as :class:`PointHead`.
+    n_targets : int
+        Target channels ``C``: the first ``C`` inputs of each step (needed by the two options
+        below).
+    normalize : bool
+        Centre and scale each window's target channels by their own mean and standard
+        deviation before the encoder, and map the forecast back (see
+        :mod:`forecast.nn.reference`).
+    season : int, optional
+        Forecast the difference to the seasonal reference of this many steps (the last
+        observed value at the same phase), which is added back to the head's output.
     """
 
-    def __init__(self, encoder: nn.Module, head: nn.Module) -> None:
+    def __init__(
+        self,
+        encoder: nn.Module,
+        head: nn.Module,
+        n_targets: int = 0,
+        normalize: bool = False,
+        season: int | None = None,
+    ) -> None:
         super().__init__()
         self.encoder = encoder
         self.head = head
+        self.n_targets = int(n_targets)
+        self.normalize = bool(normalize)
+        self.season = None if season is None else int(season)
+        if (self.normalize or self.season) and self.n_targets < 1:
+            raise ValueError("window normalisation and seasonal references need n_targets >= 1")
+
+    @property
+    def windowed(self) -> bool:
+        """Whether forecasts depend on the whole window (normalisation or a reference)."""
+        return self.normalize or self.season is not None
 
     @property
     def recurrent(self) -> bool:
@@ -136,8 +165,22 @@ class ForecastNet(nn.Module):
         state
             The encoder state after the last step.
         """
+        if not self.windowed:
+            y, state = self.encoder(x, state)  # (B, T', H)
+            return self.head(y[:, -1], future), state  # (B, horizon, C)
+        c = self.n_targets
+        target = x[..., :c]  # (B, L, C)
+        if self.normalize:
+            level, scale = window_stats(target)  # (B, 1, C) each
+            target = (target - level) / scale
+            x = torch.cat([target, x[..., c:]], dim=-1)
         y, state = self.encoder(x, state)  # (B, T', H)
-        return self.head(y[:, -1], future), state  # (B, horizon, C)
+        out = self.head(y[:, -1], future)  # (B, horizon, C)
+        if self.season is not None:
+            out = out + seasonal_reference(target, out.shape[1], self.season)
+        if self.normalize:
+            out = out * scale + level
+        return out, state
 
     def forward_steps(
         self, x: Tensor, future: Tensor | None = None, state: object = None
@@ -159,6 +202,11 @@ class ForecastNet(nn.Module):
         state
             The state to carry into the next chunk.
         """
+        if self.windowed:
+            raise ValueError(
+                "window normalisation and seasonal references need context windows; truncated "
+                "BPTT streams have none (use windowing='sliding')"
+            )
         y, state = self.encoder(x, state)  # (B, k, H)
         if y.shape[1] != x.shape[1]:
             raise ValueError("forward_steps needs an encoder that returns one output per step")

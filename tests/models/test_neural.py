@@ -165,7 +165,16 @@ def test_pickle_round_trip_and_getstate_does_not_touch_the_estimator(fitted):
 
 def test_build_module_rebuilds_from_fitted_attributes(fitted):
     twin = clone(fitted)
-    for name in ("n_inputs_", "n_outputs_", "n_past_", "n_future_", "head_horizon_", "seed_"):
+    for name in (
+        "n_inputs_",
+        "n_outputs_",
+        "n_past_",
+        "n_future_",
+        "head_horizon_",
+        "seed_",
+        "normalize_",
+        "season_",
+    ):
         setattr(twin, name, getattr(fitted, name))
     twin._build_module()
     twin.module_.load_state_dict(fitted.module_.state_dict())
@@ -244,6 +253,10 @@ class Pointwise(NeuralForecaster):
         timezone=None,
         fill_gaps=False,
         nan_policy="raise",
+        normalization="auto",
+        reference=None,
+        validation_size=None,
+        n_ensemble=1,
     ):
         store_params(self, locals())
 

@@ -1,0 +1,114 @@
+"""Neural forecasters on the German day-ahead protocol, for choosing settings and measuring them.
+
+ENTSO-E DE-LU load, hourly means (or native quarter-hours), Europe/Berlin. For every day D of
+the scored year the forecast is issued at 12:00 local on D-1 from the load observed up to then
+and scored on the local day D; the model is fitted once on the years before and never refitted.
+
+``--period val`` trains on 2019-2021 and scores 2022 (the validation year: settings are chosen
+here); ``--period test`` trains on 2019-2022 and scores 2023 (reported once per configuration).
+
+    python experiments/day_ahead_neural.py gru --period val --seeds 0 1 2
+    python experiments/day_ahead_neural.py gru --period val --set normalization=none
+    python experiments/day_ahead_neural.py all --period test --seeds 0 1 2 --out results/x.csv
+
+Prints one row per (model, seed) and the mean over seeds: MAPE, MAE, RMSE, bias (MW), fit
+seconds and peak RSS of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import resource
+import time
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from forecast.backtest import backtest
+from forecast.datasets import load
+from forecast.models import get_estimator
+
+TZ = "Europe/Berlin"
+FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
+PERIODS = {"val": ("2019-01-01", "2022"), "test": ("2019-01-01", "2023")}
+
+
+def german_load(resolution: str, period: str) -> pd.DataFrame:
+    """Actual load from 2019 to the end of the scored year, local time index."""
+    first, last = PERIODS[period]
+    df = load("entsoe-de")[["actual"]]
+    if resolution == "hourly":
+        df = df.resample("1h").mean()
+    df = df.tz_convert(TZ).loc[first:last]
+    return df
+
+
+def parse_settings(pairs: list[str]) -> dict:
+    """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}`` (Python literals where they parse)."""
+    out = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value
+    return out
+
+
+def peak_rss_gb() -> float:
+    """Peak resident memory of this process so far, GB (Linux reports kB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+
+
+def run(name: str, settings: dict, seed: int, df: pd.DataFrame, period: str) -> dict:
+    """Fit once on the years before the scored one, backtest the scored year."""
+    params = dict(calendar=True, country="DE", timezone=TZ, random_state=seed) | settings
+    estimator = get_estimator(name)(**params)
+    year = PERIODS[period][1]
+    result = backtest(
+        estimator, df, protocol="day-ahead", start=f"{year}-01-01", end=f"{year}-12-31", timezone=TZ
+    )
+    m = result.metrics.loc["overall"]
+    fitted = result.estimator
+    return {
+        "model": name, "seed": seed, "mape": m["mape"], "mae": m["mae"], "rmse": m["rmse"],
+        "bias": m["bias"], "fit_s": result.fit_seconds, "predict_s": result.predict_seconds,
+        "epochs": getattr(fitted, "n_epochs_", None), "rss_gb": peak_rss_gb(),
+    }  # fmt: skip
+
+
+def main() -> None:  # noqa: D103
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="+", help=f"estimator names, or 'all' for {FAMILIES}")
+    parser.add_argument("--period", choices=PERIODS, default="val")
+    parser.add_argument("--resolution", choices=("hourly", "15min"), default="hourly")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--set", nargs="*", default=[], help="estimator settings key=value")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", help="append the rows to this CSV")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    models = FAMILIES if args.models == ["all"] else args.models
+    settings = parse_settings(args.set)
+    df = german_load(args.resolution, args.period)
+    rows = []
+    for name in models:
+        for seed in args.seeds:
+            t0 = time.perf_counter()
+            row = run(name, settings, seed, df, args.period)
+            row |= {"period": args.period, "settings": " ".join(args.set),
+                    "wall_s": time.perf_counter() - t0}  # fmt: skip
+            rows.append(row)
+            print(pd.DataFrame([row]).to_string(index=False, float_format="%.3f"), flush=True)
+    table = pd.DataFrame(rows)
+    if len(args.seeds) > 1:
+        print(table.groupby("model")[["mape", "mae", "rmse", "bias", "fit_s"]].agg(["mean", "std"]))
+    if args.out:
+        out = Path(args.out)
+        table.to_csv(out, mode="a", header=not out.exists(), index=False)
+
+
+if __name__ == "__main__":
+    main()
