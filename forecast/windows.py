@@ -90,6 +90,8 @@ class WindowDataset(Dataset):
     spans : sequence of (first, end), optional
         Per series, the steps its targets may occupy: ``first <= s + L`` and
         ``s + L + h <= end``. Defaults to the whole series.
+    origins : sequence of boolean arrays, optional
+        Per series, the steps allowed to be the last context step ``s + L - 1`` of a window.
     """
 
     stateful = False
@@ -100,15 +102,19 @@ class WindowDataset(Dataset):
         context: int,
         horizon: int,
         spans: Sequence[tuple[int, int]] | None = None,
+        origins: Sequence[np.ndarray] | None = None,
     ) -> None:
         self.context, self.horizon = int(context), int(horizon)
         self.inputs, self.targets, self.future, offsets = _concat(series)
         spans = spans or [(0, len(s[0])) for s in series]
         starts = []
-        for offset, (first, end) in zip(offsets, spans, strict=True):
+        for i, (offset, (first, end)) in enumerate(zip(offsets, spans, strict=True)):
             lo = max(0, first - self.context)
             hi = end - self.context - self.horizon  # last admissible start
-            starts.append(offset + np.arange(lo, hi + 1, dtype=np.int64))
+            local = np.arange(lo, hi + 1, dtype=np.int64)
+            if origins is not None:
+                local = local[np.asarray(origins[i], bool)[local + self.context - 1]]
+            starts.append(offset + local)
         self.starts = torch.from_numpy(np.concatenate(starts))
 
     def __len__(self) -> int:
@@ -171,6 +177,8 @@ class StreamChunks:
         Streams read in parallel (the batch size).
     ends : sequence of int, optional
         Per series, the end of the training part: no target at or after it is used.
+    origins : sequence of boolean arrays, optional
+        Per series, the steps that carry a loss (all others are read but not scored).
     """
 
     stateful = True
@@ -182,6 +190,7 @@ class StreamChunks:
         steps: int,
         n_streams: int,
         ends: Sequence[int] | None = None,
+        origins: Sequence[np.ndarray] | None = None,
     ) -> None:
         self.horizon, self.steps, self.n_streams = int(horizon), int(steps), int(n_streams)
         ends = ends or [len(s[0]) for s in series]
@@ -204,7 +213,7 @@ class StreamChunks:
             y[j, : b - a + self.horizon] = targets[a : b + self.horizon]
             if has_future:
                 f[j, : b - a + self.horizon] = future[a : b + self.horizon]
-            mask[j, : b - a] = True
+            mask[j, : b - a] = True if origins is None else np.asarray(origins[i], bool)[a:b]
         self.segments = segments
         self.inputs, self.targets = torch.from_numpy(x), torch.from_numpy(y)
         self.future = None if f is None else torch.from_numpy(f)

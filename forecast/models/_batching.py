@@ -45,12 +45,14 @@ def training_data(
     batch_size: int,
     validation_fraction: float,
     validation_steps: int | None = None,
+    origins: Sequence[np.ndarray] | None = None,
 ) -> tuple[WindowDataset | StreamChunks, WindowDataset | None]:
     """Training samples and validation windows.
 
     The validation tail of each series (its last ``validation_steps`` steps, else its last
     ``validation_fraction``) holds no training target; validation windows have their targets
-    inside it (their context may reach back).
+    inside it (their context may reach back). ``origins`` (a boolean mask per series) limits
+    the steps that may end a window's context (for streams: the steps that carry a loss).
     """
     triples = [series_triple(s) for s in series]
     if validation_steps is not None:
@@ -60,10 +62,10 @@ def training_data(
     val = None
     if validation_steps is not None or validation_fraction > 0:
         spans = [(end, len(s.y)) for end, s in zip(ends, series, strict=True)]
-        val = WindowDataset(triples, context, horizon, spans)
+        val = WindowDataset(triples, context, horizon, spans, origins)
     if windowing == "tbptt":
-        return StreamChunks(triples, horizon, tbptt_steps, batch_size, ends), val
-    return WindowDataset(triples, context, horizon, [(0, end) for end in ends]), val
+        return StreamChunks(triples, horizon, tbptt_steps, batch_size, ends, origins), val
+    return WindowDataset(triples, context, horizon, [(0, end) for end in ends], origins), val
 
 
 def data_fingerprint(series: Sequence[SeriesArrays]) -> str:

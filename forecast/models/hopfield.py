@@ -86,6 +86,7 @@ class HopfieldForecaster(NeuralForecaster):
         reference=None,
         validation_size=None,
         n_ensemble=1,
+        train_origins=None,
     ) -> None:
         store_params(self, locals())
 

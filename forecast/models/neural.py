@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -32,7 +33,7 @@ COMMON_PARAMS = dict(
     random_state=None, verbose=0, checkpoint_dir=None, future_covariates=None,
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
-    n_ensemble=1,
+    n_ensemble=1, train_origins=None,
 )  # fmt: skip
 
 # Parameters that may change between an interrupted fit and its resumption.
@@ -112,6 +113,14 @@ class NeuralForecaster(BaseForecaster):
     n_ensemble : int
         Networks trained with seeds ``seed_, seed_ + 1, ...`` whose forecasts are averaged.
         ``history_``, ``n_epochs_`` and ``best_epoch_`` describe the first member.
+    train_origins : None, int, str or list of str
+        Which steps may end the context of a training window. None: every step. An int
+        ``k``: every ``k``-th step (fewer, less redundant windows per epoch). ``"HH:MM"`` or
+        a list of them: the steps that end at these local times (in ``timezone``, else the
+        index's zone), as the origins of a forecast issued then; e.g. ``"12:00"`` trains on
+        the origins of the day-ahead market protocol only. Validation windows are chosen
+        the same way. Sliding windows only weigh these origins; with truncated BPTT every
+        step is read but only these carry a loss.
 
     Attributes
     ----------
@@ -266,6 +275,32 @@ class NeuralForecaster(BaseForecaster):
             f"multiple of the data frequency {self.freq_.freqstr}"
         )
 
+    def _origin_masks(self, series: list[SeriesArrays]) -> list[np.ndarray] | None:
+        """Per series, which steps may be the origin of a training window (None: all)."""
+        spec = self.train_origins
+        if spec is None:
+            return None
+        if isinstance(spec, numbers.Integral) and not isinstance(spec, bool) and spec >= 1:
+            return [np.arange(len(s.y)) % int(spec) == int(spec) - 1 for s in series]
+        times = [spec] if isinstance(spec, str) else list(spec)
+        clock = re.compile(r"([01]?\d|2[0-3]):[0-5]\d")
+        wanted = {
+            pd.Timedelta(f"{t}:00") for t in times if isinstance(t, str) and clock.fullmatch(t)
+        }
+        if not times or len(wanted) != len(set(times)):
+            raise ValueError(
+                f"train_origins must be None, an int >= 1, 'HH:MM' or a list of 'HH:MM', got "
+                f"{spec!r}"
+            )
+        masks = []
+        for s in series:
+            ends = s.index + pd.Timedelta(self.freq_)  # the step ending then is the origin
+            if self.timezone is not None and ends.tz is not None:
+                ends = ends.tz_convert(self.timezone)
+            clock = ends - ends.normalize()
+            masks.append(np.asarray(clock.isin(list(wanted))))
+        return masks
+
     def _resolve_options(self) -> None:
         """Fix ``normalize_``, ``season_`` and ``validation_steps_`` from the parameters."""
         mode = self.normalization
@@ -310,7 +345,14 @@ class NeuralForecaster(BaseForecaster):
             batch_size=self.batch_size,
             validation_fraction=self.validation_fraction,
             validation_steps=self.validation_steps_,
+            origins=self._origin_masks(series),
         )
+        if len(train_data) == 0:
+            raise ValueError(
+                f"no training window: train_origins={self.train_origins!r} selects no step that "
+                f"ends a context of {self.context_length} steps followed by {self.head_horizon_} "
+                "target steps before the validation tail"
+            )
         config = TrainConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,

@@ -88,6 +88,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         reference=None,
         validation_size=None,
         n_ensemble=1,
+        train_origins=None,
     ) -> None:
         store_params(self, locals())
 

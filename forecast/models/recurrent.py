@@ -68,6 +68,7 @@ class ElmanForecaster(NeuralForecaster):
         reference=None,
         validation_size=None,
         n_ensemble=1,
+        train_origins=None,
     ) -> None:
         store_params(self, locals())
 
@@ -142,6 +143,7 @@ class LSTMForecaster(NeuralForecaster):
         reference=None,
         validation_size=None,
         n_ensemble=1,
+        train_origins=None,
     ) -> None:
         store_params(self, locals())
 
@@ -213,6 +215,7 @@ class GRUForecaster(NeuralForecaster):
         reference=None,
         validation_size=None,
         n_ensemble=1,
+        train_origins=None,
     ) -> None:
         store_params(self, locals())
 

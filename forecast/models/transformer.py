@@ -136,6 +136,7 @@ class TransformerForecaster(NeuralForecaster):
         reference=None,
         validation_size=None,
         n_ensemble=1,
+        train_origins=None,
     ) -> None:
         store_params(self, locals())
 

@@ -257,6 +257,7 @@ class Pointwise(NeuralForecaster):
         reference=None,
         validation_size=None,
         n_ensemble=1,
+        train_origins=None,
     ):
         store_params(self, locals())
 

@@ -1,0 +1,123 @@
+"""Window normalisation, seasonal references, ensembles, validation size, training origins."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from forecast.models.recurrent import ElmanForecaster, GRUForecaster
+from forecast.models.transformer import TransformerForecaster
+from forecast.nn.ensemble import EnsembleNet
+from tests.conftest import make_series
+
+TINY = dict(
+    context_length=24,
+    horizon=6,
+    hidden_size=4,
+    max_epochs=2,
+    batch_size=32,
+    learning_rate=0.01,
+    random_state=0,
+)
+
+
+def test_auto_normalisation_is_window_for_sliding_and_off_for_tbptt():
+    df = make_series(200)
+    assert GRUForecaster(**TINY).fit(df).normalize_ is True
+    assert GRUForecaster(**TINY, windowing="tbptt").fit(df).normalize_ is False
+    assert GRUForecaster(**TINY, normalization=None).fit(df).normalize_ is False
+    with pytest.raises(ValueError, match="normalization"):
+        GRUForecaster(**TINY, normalization="revin").fit(df)
+    with pytest.raises(ValueError, match="windowing='tbptt' use normalization=None"):
+        GRUForecaster(**TINY, windowing="tbptt", normalization="window").fit(df)
+    with pytest.raises(ValueError, match="reference=None"):
+        GRUForecaster(**TINY, windowing="tbptt", reference="1D").fit(df)
+
+
+def test_window_normalised_model_follows_a_level_shift_of_the_history():
+    df = make_series(300)
+    model = GRUForecaster(**TINY).fit(df)
+    history = df.iloc[-100:]
+    base = model.predict(horizon=6, history=history)
+    shifted = model.predict(horizon=6, history=history + 3.0)
+    np.testing.assert_allclose(shifted.to_numpy(), base.to_numpy() + 3.0, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("reference", "steps"), [("1D", 24), (12, 12), ("12h", 12), (pd.Timedelta("1D"), None)]
+)
+def test_reference_in_steps_or_as_a_duration(reference, steps):
+    df = make_series(200)
+    if steps is None:
+        with pytest.raises(ValueError, match="must be an int >= 1 or a duration"):
+            GRUForecaster(**TINY, reference=reference).fit(df)
+        return
+    model = GRUForecaster(**TINY, reference=reference).fit(df)
+    assert model.season_ == steps
+    assert model.predict(horizon=30).shape == (30, 1)  # rolled out beyond the head
+
+
+def test_reference_must_fit_in_the_context_and_the_frequency():
+    df = make_series(300)
+    with pytest.raises(ValueError, match="longer than context_length=24"):
+        GRUForecaster(**TINY, reference="2D").fit(df)
+    with pytest.raises(ValueError, match="whole multiple of the data frequency h"):
+        GRUForecaster(**TINY, reference="90min").fit(df)
+
+
+def test_ensemble_forecast_is_the_mean_of_members_trained_with_consecutive_seeds():
+    df = make_series(200)
+    ens = ElmanForecaster(**TINY, n_ensemble=2).fit(df)
+    assert isinstance(ens.module_, EnsembleNet) and len(ens.module_.members) == 2
+    one = ElmanForecaster(**TINY).fit(df)
+    two = ElmanForecaster(**{**TINY, "random_state": 1}).fit(df)
+    mean = (one.predict(horizon=6) + two.predict(horizon=6)) / 2
+    pd.testing.assert_frame_equal(ens.predict(horizon=6), mean, atol=1e-5, rtol=1e-5)
+
+
+def test_ensemble_saves_and_loads(tmp_path):
+    model = TransformerForecaster(**TINY, n_ensemble=2, reference=6).fit(make_series(200))
+    model.save(tmp_path / "m")
+    back = TransformerForecaster.load(tmp_path / "m", device="cpu")
+    pd.testing.assert_frame_equal(back.predict(horizon=8), model.predict(horizon=8))
+
+
+def test_validation_size_in_steps_or_as_a_duration():
+    df = make_series(300)
+    by_steps = GRUForecaster(**TINY, validation_size=48).fit(df)
+    by_time = GRUForecaster(**TINY, validation_size="2D").fit(df)
+    assert by_steps.validation_steps_ == by_time.validation_steps_ == 48
+    assert by_steps.history_["val_loss"] == by_time.history_["val_loss"]
+    with pytest.raises(ValueError, match="validation_size"):
+        GRUForecaster(**TINY, validation_size="2 weeks").fit(df)
+    with pytest.raises(ValueError, match="at least 78"):  # 24 + 6 + 48 steps
+        GRUForecaster(**TINY, validation_size=48).fit(df.iloc[:77])
+
+
+def test_train_origins_choose_the_window_ends():
+    from forecast.base import SeriesArrays
+
+    df = make_series(120, tz="Europe/Berlin")
+    model = clone(GRUForecaster(**TINY, timezone="Europe/Berlin", train_origins="12:00"))
+    model.freq_ = pd.tseries.frequencies.to_offset("h")
+    s = SeriesArrays(key=None, y=np.zeros((120, 1)), index=df.index)
+    (mask,) = model._origin_masks([s])
+    # the origin of a forecast issued at 12:00 is the step 11:00-12:00
+    assert list(df.index[mask].strftime("%H:%M").unique()) == ["11:00"]
+    assert mask.sum() == 5
+    model.train_origins = 10
+    (mask,) = model._origin_masks([s])
+    assert np.flatnonzero(mask)[:3].tolist() == [9, 19, 29]
+    model.train_origins = ["12:00", "25:99"]
+    with pytest.raises(ValueError, match="train_origins must be"):
+        model._origin_masks([s])
+
+
+def test_train_origins_fit_fewer_windows_and_refuse_none():
+    df = make_series(400, tz="Europe/Berlin")
+    model = GRUForecaster(**TINY, timezone="Europe/Berlin", train_origins=["11:00", "12:00"])
+    assert model.fit(df).predict(horizon=6).shape == (6, 1)
+    tbptt = GRUForecaster(**TINY, windowing="tbptt", train_origins="12:00").fit(df)
+    assert tbptt.predict(horizon=6).shape == (6, 1)
+    with pytest.raises(ValueError, match="no training window"):
+        GRUForecaster(**TINY, train_origins="12:30").fit(df)
