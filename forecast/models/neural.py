@@ -33,7 +33,7 @@ COMMON_PARAMS = dict(
     random_state=None, verbose=0, checkpoint_dir=None, future_covariates=None,
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
-    n_ensemble=1, train_origins=None,
+    n_ensemble=1, train_origins=None, linear_skip=False,
 )  # fmt: skip
 
 # Parameters that may change between an interrupted fit and its resumption.
@@ -113,6 +113,10 @@ class NeuralForecaster(BaseForecaster):
     n_ensemble : int
         Networks trained with seeds ``seed_, seed_ + 1, ...`` whose forecasts are averaged.
         ``history_``, ``n_epochs_`` and ``best_epoch_`` describe the first member.
+    linear_skip : bool
+        Add a linear map from each target channel's normalised context to its forecast (a
+        linear model on lags, learned jointly and initialised at zero) to the network's output.
+        Needs sliding windows.
     train_origins : None, int, str or list of str
         Which steps may end the context of a training window. None: every step. An int
         ``k``: every ``k``-th step (fewer, less redundant windows per epoch). ``"HH:MM"`` or
@@ -140,6 +144,8 @@ class NeuralForecaster(BaseForecaster):
         Whether window normalisation is applied.
     season_ : int or None
         Season of the seasonal reference in steps.
+    skip_ : bool
+        Whether the linear skip path is part of the network.
     validation_steps_ : int or None
         Validation tail per series in steps when ``validation_size`` was given.
     """
@@ -212,11 +218,12 @@ class NeuralForecaster(BaseForecaster):
             )
         integer("n_ensemble")
         if self.windowing == "tbptt" and (
-            self.normalization == "window" or self.reference is not None
+            self.normalization == "window" or self.reference is not None or self.linear_skip
         ):
             raise ValueError(
-                "normalization='window' and reference need context windows; with "
-                "windowing='tbptt' use normalization=None (or 'auto') and reference=None"
+                "normalization='window', reference and linear_skip need context windows; with "
+                "windowing='tbptt' use normalization=None (or 'auto'), reference=None and "
+                "linear_skip=False"
             )
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
@@ -254,6 +261,7 @@ class NeuralForecaster(BaseForecaster):
                 n_targets=self.n_outputs_,
                 normalize=getattr(self, "normalize_", False),
                 season=getattr(self, "season_", None),
+                context=self.context_length if getattr(self, "skip_", False) else None,
             )
 
     def _steps(self, value, name: str) -> int:
@@ -315,6 +323,7 @@ class NeuralForecaster(BaseForecaster):
                     f"reference={self.reference!r} is {self.season_} steps, longer than "
                     f"context_length={self.context_length}: the reference must lie in the context"
                 )
+        self.skip_ = bool(self.linear_skip)
         self.validation_steps_ = None
         if self.validation_size is not None:
             self.validation_steps_ = self._steps(self.validation_size, "validation_size")

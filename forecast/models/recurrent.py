@@ -69,6 +69,7 @@ class ElmanForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
+        linear_skip=False,
     ) -> None:
         store_params(self, locals())
 
@@ -144,6 +145,7 @@ class LSTMForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
+        linear_skip=False,
     ) -> None:
         store_params(self, locals())
 
@@ -216,6 +218,7 @@ class GRUForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
+        linear_skip=False,
     ) -> None:
         store_params(self, locals())
 

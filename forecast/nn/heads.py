@@ -116,6 +116,11 @@ class ForecastNet(nn.Module):
     season : int, optional
         Forecast the difference to the seasonal reference of this many steps (the last
         observed value at the same phase), which is added back to the head's output.
+    context : int, optional
+        With ``context`` (the window length ``L``), a linear map from each channel's ``L``
+        (normalised) context values to its ``horizon`` forecasts is added to the output
+        (a linear autoregressive skip path, initialised at zero, so the encoder and head learn
+        what a linear model on lags cannot).
     """
 
     def __init__(
@@ -125,6 +130,7 @@ class ForecastNet(nn.Module):
         n_targets: int = 0,
         normalize: bool = False,
         season: int | None = None,
+        context: int | None = None,
     ) -> None:
         super().__init__()
         self.encoder = encoder
@@ -132,13 +138,18 @@ class ForecastNet(nn.Module):
         self.n_targets = int(n_targets)
         self.normalize = bool(normalize)
         self.season = None if season is None else int(season)
-        if (self.normalize or self.season) and self.n_targets < 1:
-            raise ValueError("window normalisation and seasonal references need n_targets >= 1")
+        self.skip = None
+        if context is not None:
+            self.skip = nn.Linear(int(context), head.horizon)
+            nn.init.zeros_(self.skip.weight)
+            nn.init.zeros_(self.skip.bias)
+        if self.windowed and self.n_targets < 1:
+            raise ValueError("window normalisation and references need n_targets >= 1")
 
     @property
     def windowed(self) -> bool:
         """Whether forecasts depend on the whole window (normalisation or a reference)."""
-        return self.normalize or self.season is not None
+        return self.normalize or self.season is not None or self.skip is not None
 
     @property
     def recurrent(self) -> bool:
@@ -178,6 +189,10 @@ class ForecastNet(nn.Module):
         out = self.head(y[:, -1], future)  # (B, horizon, C)
         if self.season is not None:
             out = out + seasonal_reference(target, out.shape[1], self.season)
+        if self.skip is not None:
+            out = out + self.skip(target[:, -self.skip.in_features :].transpose(1, 2)).transpose(
+                1, 2
+            )  # (B, C, L) -> (B, C, h) -> (B, h, C)
         if self.normalize:
             out = out * scale + level
         return out, state

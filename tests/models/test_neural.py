@@ -174,6 +174,7 @@ def test_build_module_rebuilds_from_fitted_attributes(fitted):
         "seed_",
         "normalize_",
         "season_",
+        "skip_",
     ):
         setattr(twin, name, getattr(fitted, name))
     twin._build_module()
@@ -258,6 +259,7 @@ class Pointwise(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
+        linear_skip=False,
     ):
         store_params(self, locals())
 

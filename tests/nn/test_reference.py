@@ -83,3 +83,19 @@ def test_ensemble_averages_its_members():
     assert ens.encoder is a.encoder and ens.recurrent
     with pytest.raises(ValueError, match="at least one member"):
         EnsembleNet([])
+
+
+def test_linear_skip_starts_at_zero_and_reads_the_normalised_context():
+    torch.manual_seed(0)
+    head = PointHead(6, 5, 2)
+    net = ForecastNet(build_recurrent("gru", 2, 6), head, n_targets=2, normalize=True, context=8)
+    x = torch.randn(3, 8, 2)
+    plain = ForecastNet(net.encoder, head, n_targets=2, normalize=True).eval()
+    torch.testing.assert_close(net.eval()(x)[0], plain(x)[0])  # zero-initialised skip
+    with torch.no_grad():
+        net.skip.weight.zero_()
+        net.skip.weight[:, -1] = 1.0  # every step = the last normalised value
+        for p in head.parameters():
+            p.zero_()
+    out, _ = net(x)
+    torch.testing.assert_close(out, x[:, -1:].expand(-1, 5, -1), rtol=1e-5, atol=1e-5)
