@@ -64,6 +64,10 @@ class NeuralForecaster(BaseForecaster):
         state from zero. ``"tbptt"``: each series is read as long streams in chunks of
         ``tbptt_steps``; the state is carried across chunks and detached between them, and
         every step with a complete target horizon carries a loss (recurrent encoders only).
+        With streams, ``context_length`` is only the warm-up read from zero state before a
+        forecast; once the trained recurrence has forgotten its initial state (typically
+        within a few days of hourly steps), a longer warm-up gives the same forecast, so the
+        length of memory is set by training, not by ``context_length``.
     tbptt_steps : int, optional
         Chunk length for ``windowing="tbptt"`` (default ``context_length``).
     strategy : {"direct", "recursive"}
