@@ -119,8 +119,7 @@ class Encoder:
 
     def _timestamp(self, value: pd.Timestamp, where: str) -> dict:
         tz = _tz_name(value.tz, where)
-        stamp = int(value.tz_convert("UTC").value if tz else value.value)
-        return {TAG: "timestamp", "ns": stamp, "unit": value.unit, "tz": tz}
+        return {TAG: "timestamp", "ns": int(value.value), "unit": value.unit, "tz": tz}
 
     def _timedelta(self, value: pd.Timedelta, where: str) -> dict:
         return {TAG: "timedelta", "ns": int(value.value), "unit": value.unit}
@@ -259,10 +258,6 @@ def _array(node: dict, arrays, key: str = "array") -> np.ndarray:
     return arrays[name]
 
 
-def _items(node: dict) -> list:
-    return _field(node, "items", (list,))
-
-
 def _d_float(node, arrays, where):
     text = _field(node, "value", (str,))
     if text not in ("nan", "inf", "-inf"):
@@ -271,21 +266,19 @@ def _d_float(node, arrays, where):
 
 
 def _d_tuple(node, arrays, where):
-    return tuple(decode(v, arrays, f"{where}[{i}]") for i, v in enumerate(_items(node)))
+    return tuple(
+        decode(v, arrays, f"{where}[{i}]") for i, v in enumerate(_field(node, "items", (list,)))
+    )
 
 
 def _d_dict(node, arrays, where):
     out = {}
-    for pair in _items(node):
+    for pair in _field(node, "items", (list,)):
         if type(pair) is not list or len(pair) != 2:
             raise ValueError(f"dict item {pair!r} is not a key/value pair")
         key = decode(pair[0], arrays, f"{where} key")
         out[key] = decode(pair[1], arrays, f"{where}[{key!r}]")  # TypeError if unhashable
     return out
-
-
-def _d_ndarray(node, arrays, where):
-    return _array(node, arrays)
 
 
 def _d_numpy(node, arrays, where):
@@ -382,7 +375,7 @@ _DECODERS: dict[str, Callable] = {
     "float": _d_float,
     "tuple": _d_tuple,
     "dict": _d_dict,
-    "ndarray": _d_ndarray,
+    "ndarray": lambda node, arrays, where: _array(node, arrays),
     "numpy": _d_numpy,
     "offset": _d_offset,
     "timestamp": _d_timestamp,

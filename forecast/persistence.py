@@ -183,7 +183,7 @@ def _read_tree(files: dict[str, bytes], name: str, path: Path, arrays=None) -> d
         if type(tree) is not dict:
             raise ValueError("expected a JSON object of name: value")
         return {k: decode(v, arrays, k) for k, v in tree.items()}
-    except (KeyError, ValueError, TypeError, UnicodeDecodeError) as err:
+    except (KeyError, ValueError, TypeError, UnicodeDecodeError, RecursionError) as err:
         raise ModelFormatError(f"{path / name}: {err}") from err
 
 
