@@ -4,6 +4,7 @@ from forecast.backtest import BacktestResult, backtest
 from forecast.base import BaseForecaster
 from forecast.compare import ComparisonResult, compare
 from forecast.features import calendar_features
+from forecast.models import register_estimator
 from forecast.models.baselines import (
     ETSForecaster,
     ExternalForecast,
@@ -17,6 +18,7 @@ from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
+from forecast.persistence import ModelFormatError, load
 
 __version__ = "0.1.0"
 
@@ -49,7 +51,10 @@ __all__ = [
     "LSTMForecaster",
     "MLflowCallback",
     "MLflowTracker",
+    "ModelFormatError",
     "calendar_features",
+    "load",
+    "register_estimator",
     "track_fit",
     "ETSForecaster",
     "ExternalForecast",

@@ -14,7 +14,9 @@ containers, covariates, calendar features) is handled here, once.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -416,15 +418,43 @@ class BaseForecaster(BaseEstimator):
         return SeriesArrays(key=whole.key, y=y, index=whole.index[:pos], past=past, future=fut)
 
     # ---------------------------------------------------------- persistence
-    def save(self, path: str) -> None:
-        """Save the fitted estimator to the folder ``path`` (see :mod:`forecast.persistence`)."""
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+        """Save the fitted estimator to the folder ``path`` (see :mod:`forecast.persistence`).
+
+        Parameters
+        ----------
+        path : str or path-like
+            Target folder; its files are data only (JSON, npz, safetensors), never a pickle.
+        overwrite : bool, default=False
+            Replace an existing saved model folder atomically; without it an existing path
+            raises ``FileExistsError``.
+
+        Returns
+        -------
+        Path
+            The folder written.
+        """
         from forecast.persistence import save
 
-        save(self, path)
+        return save(self, path, overwrite=overwrite)
 
     @classmethod
-    def load(cls, path: str, device: str | None = None) -> BaseForecaster:
-        """Load an estimator saved with :meth:`save`, optionally onto ``device``."""
+    def load(cls, path: str | os.PathLike, device: str | None = None) -> BaseForecaster:
+        """Load an estimator saved with :meth:`save`, optionally onto ``device``.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Folder written by :meth:`save`; it is checked against its manifest first.
+        device : str, optional
+            ``"auto"`` (default), ``"cpu"``, ``"cuda"`` or ``"cuda:N"`` for torch modules.
+
+        Returns
+        -------
+        BaseForecaster
+            The fitted estimator: an instance of ``cls`` or of a subclass (``TypeError``
+            otherwise); ``BaseForecaster.load`` accepts any registered estimator.
+        """
         from forecast.persistence import load
 
-        return load(path, device=device)
+        return load(path, device=device, cls=cls)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,12 +33,14 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     from forecast.io import read_frame
     from forecast.models import get_estimator
 
+    if not args.overwrite and os.path.lexists(args.out):  # before a long fit, not after
+        raise FileExistsError(f"{args.out} exists: pass --overwrite to replace a saved model")
     frame = read_frame(args.data, args.time_column)
     if args.columns:
         frame = frame[args.columns]
     estimator = get_estimator(args.model)(**_parse_params(args.param))
     estimator.fit(frame)
-    estimator.save(args.out)
+    estimator.save(args.out, overwrite=args.overwrite)
     print(f"fitted {type(estimator).__name__} on {len(frame)} rows; saved to {args.out}")
     return 0
 
@@ -119,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="estimator parameter (JSON value), repeatable",
     )
     fit.add_argument("--out", required=True, help="folder to save the fitted model to")
+    fit.add_argument(
+        "--overwrite", action="store_true", help="replace the saved model folder --out if it exists"
+    )
     fit.set_defaults(func=_cmd_fit)
 
     predict = sub.add_parser("predict", help="forecast with a saved model")
@@ -171,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError, KeyError) as err:
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError, KeyError) as err:
         print(f"forecast {args.command}: error: {err}", file=sys.stderr)
         return 2
 

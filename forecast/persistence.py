@@ -1,125 +1,219 @@
 """Save a fitted estimator to a folder and load it back, on any device.
 
-Folder layout:
+A saved folder is data, never code: nothing in it is unpickled and no class or module is
+named by it. Folder layout (format 2.0):
 
 ``meta.json``
-    estimator class, package, torch and Python versions, save time.
+    the manifest: format version, the estimator's registry name (see
+    :func:`forecast.register_estimator`), forecast/torch/Python versions, save time, the
+    names of the torch modules, a fingerprint of the history the model keeps, and the size
+    and SHA-256 of every other file. Loading checks it before parsing anything else.
 ``params.json``
-    ``get_params()`` as JSON.
-``weights.pt``
-    ``state_dict()`` of every fitted attribute that is a ``torch.nn.Module``, loaded back
-    with ``torch.load(weights_only=True)``.
-``fitted.pkl``
-    the remaining fitted attributes (names ending in ``_``: columns, frequency, scalers,
-    the history tail kept for prediction, training history).
+    ``get_params()`` as typed JSON (tuples stay tuples).
+``fitted.json``
+    the fitted attributes (names ending in ``_``: columns, frequency, time zone, scalers,
+    the history tail kept for prediction, training history, baseline parameters) as a
+    typed JSON tree of a closed set of types (see :mod:`forecast._serialize`).
+``fitted.npz``
+    the numeric arrays that tree refers to, read with ``allow_pickle=False``.
+``weights.safetensors``
+    (neural models) the ``state_dict()`` of every fitted torch module, in safetensors.
 
-Estimators with torch modules implement ``_build_module()``, which rebuilds ``module_``
-from fitted attributes alone, so that loading never unpickles a torch object.
+Estimators with torch modules implement ``_build_module()``, which rebuilds the modules
+from fitted attributes alone; loading fills them from the weights. Loading rejects a folder
+that does not match its manifest, parameters the class does not take or rejects (its
+``_check_params``/``_spec``), and a class other than the one asked for.
+
+``pickle.dumps(estimator)`` also works, as in scikit-learn, but a pickle runs code when
+loaded: unpickle only what you produced yourself, and share models as saved folders.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import pickle
 import platform
-import shutil
-import tempfile
+import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import torch
 from sklearn.utils.validation import check_is_fitted
 
-import forecast
+from forecast._folder import write_folder
+from forecast._manifest import MANIFEST, ModelFormatError, build_manifest, manifest_bytes
+from forecast._manifest import read_verified as _read_verified
+from forecast._serialize import arrays_from_bytes, arrays_to_bytes, decode, encode
+from forecast.models import estimator_class, estimator_name
 
-FORMAT_VERSION = 1
+__all__ = ["ModelFormatError", "load", "save"]
+
+PARAMS, FITTED, ARRAYS, WEIGHTS = "params.json", "fitted.json", "fitted.npz", "weights.safetensors"
+_ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
+_PARAM_CHECKS = ("_check_params", "_spec")  # the class's own parameter validation, if any
+
+
+def _json(value: Any) -> bytes:
+    return (json.dumps(value, indent=1, allow_nan=False) + "\n").encode()
 
 
 def _fitted_attributes(estimator) -> dict:
-    return {k: v for k, v in vars(estimator).items() if k.endswith("_") and not k.startswith("__")}
+    return {k: v for k, v in vars(estimator).items() if _ATTRIBUTE.fullmatch(k)}
 
 
-def _jsonable(value):
-    if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise TypeError(
-        f"parameter value {value!r} of type {type(value).__name__} cannot be saved as JSON"
-    )
+def _weights(modules: dict[str, torch.nn.Module]) -> bytes:
+    from safetensors.torch import save as to_safetensors
+
+    tensors = {}
+    for name, module in modules.items():
+        for key, value in module.state_dict().items():
+            if not isinstance(value, torch.Tensor):
+                raise TypeError(f"cannot save {name}: state entry {key!r} is not a tensor")
+            tensors[f"{name}.{key}"] = value.detach().cpu().contiguous().clone()
+    return to_safetensors(tensors)
 
 
-def save(estimator, path: str | os.PathLike) -> Path:
-    """Save a fitted estimator to the folder ``path`` (replaced atomically if it exists).
+def _history_summary(estimator) -> dict | None:
+    """Fingerprint of the history kept for ``predict`` (``train_tail_``)."""
+    tails = getattr(estimator, "train_tail_", None)
+    if not isinstance(tails, dict) or not any(len(f) for f in tails.values()):
+        return None
+    from forecast._fingerprint import fingerprint
+
+    single = getattr(estimator, "input_kind_", None) == "frame" and list(tails) == [None]
+    return {
+        "sha256": fingerprint(tails[None] if single else tails),
+        "series": len(tails),
+        "rows": int(sum(len(f) for f in tails.values())),
+        "start": str(min(f.index[0] for f in tails.values() if len(f))),
+        "end": str(max(f.index[-1] for f in tails.values() if len(f))),
+    }
+
+
+def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    """Save a fitted estimator to the folder ``path``.
 
     Parameters
     ----------
     estimator : BaseForecaster
-        A fitted estimator.
+        A fitted estimator of a registered class.
     path : str or path-like
-        Target folder.
+        Target folder. Missing parent folders are created; the folder and its files get the
+        usual permissions of the user's umask.
+    overwrite : bool, default=False
+        Replace an existing saved model folder (atomically; an empty folder is replaced
+        too). A file or any other folder at ``path`` is never replaced.
 
     Returns
     -------
     Path
         The folder written.
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` exists and ``overwrite`` is False, or it is not a saved model folder.
+    TypeError
+        If the class is not registered, or a parameter or fitted attribute has a type a
+        saved folder cannot hold (the message names it). Nothing is written then.
     """
     check_is_fitted(estimator, "columns_")
     path = Path(path)
-    params = {k: _jsonable(v) for k, v in estimator.get_params(deep=False).items()}
+    name = estimator_name(type(estimator))
+    params = {k: encode(v, f"parameter {k!r}") for k, v in estimator.get_params(deep=False).items()}
     fitted = _fitted_attributes(estimator)
     modules = {k: v for k, v in fitted.items() if isinstance(v, torch.nn.Module)}
-    rest = {k: v for k, v in fitted.items() if k not in modules}
-    cls = type(estimator)
-    meta = {
-        "format": FORMAT_VERSION,
-        "class": f"{cls.__module__}:{cls.__qualname__}",
-        "forecast_version": forecast.__version__,
-        "torch_version": torch.__version__,
-        "python_version": platform.python_version(),
-        "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "modules": sorted(modules),
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-    try:
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=2))
-        (tmp / "params.json").write_text(json.dumps(params, indent=2, sort_keys=True))
-        if modules:
-            state = {
-                name: {k: t.detach().cpu() for k, t in m.state_dict().items()}
-                for name, m in modules.items()
-            }
-            torch.save(state, tmp / "weights.pt")
-        with open(tmp / "fitted.pkl", "wb") as fh:
-            pickle.dump(rest, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        if path.exists():
-            old = path.with_name(f".{path.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(path, old)
-            os.replace(tmp, path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    arrays: dict[str, np.ndarray] = {}
+    state = {k: encode(v, k, arrays) for k, v in fitted.items() if k not in modules}
+    files = {PARAMS: _json(params), FITTED: _json(state), ARRAYS: arrays_to_bytes(arrays)}
+    if modules:
+        files[WEIGHTS] = _weights(modules)
+    import forecast
+
+    manifest = build_manifest(
+        files,
+        estimator=name,
+        forecast_version=forecast.__version__,
+        torch_version=torch.__version__,
+        python_version=platform.python_version(),
+        saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        modules=sorted(modules),
+        history=_history_summary(estimator),
+    )
+    files[MANIFEST] = manifest_bytes(manifest)
+    write_folder(path, files, replace=_replaceable if overwrite else _refuse)
     return path
 
 
-def _resolve_device(device: str | None) -> str:
-    if device in (None, "auto"):
+def _refuse(path: Path) -> None:
+    raise FileExistsError(f"{path} exists: pass overwrite=True to replace a saved model folder")
+
+
+def _replaceable(path: Path) -> None:
+    if not path.is_dir():
+        raise FileExistsError(f"{path} is a file, not a saved model folder: not overwriting it")
+    if not (path / MANIFEST).is_file() and any(path.iterdir()):
+        raise FileExistsError(
+            f"{path} is a folder but not a saved model folder (no {MANIFEST}): not overwriting it"
+        )
+
+
+def _resolve_device(device: str | torch.device | None) -> str:
+    if device is None or device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    return str(device)
+    text = str(device)
+    kind, colon, index = text.partition(":")
+    if kind not in ("cpu", "cuda") or (colon and (kind == "cpu" or not index.isdigit())):
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r}: CUDA requested but not available (torch {torch.__version__} "
+            "sees no GPU); load with device='cpu' or 'auto'"
+        )
+    if kind == "cuda" and index and int(index) >= torch.cuda.device_count():
+        raise ValueError(f"device={device!r}: only {torch.cuda.device_count()} CUDA device(s)")
+    return text
 
 
-def load(path: str | os.PathLike, device: str | None = None):
+def _read_tree(files: dict[str, bytes], name: str, path: Path, arrays=None) -> dict:
+    try:
+        tree = json.loads(files[name])
+        if type(tree) is not dict:
+            raise ValueError("expected a JSON object of name: value")
+        return {k: decode(v, arrays, k) for k, v in tree.items()}
+    except (KeyError, ValueError, TypeError, UnicodeDecodeError, RecursionError) as err:
+        raise ModelFormatError(f"{path / name}: {err}") from err
+
+
+def _restore_modules(estimator, names: list, data: bytes, path: Path, device: str) -> None:
+    from safetensors.torch import load as from_safetensors
+
+    where = path / WEIGHTS
+    try:
+        tensors = from_safetensors(data)
+    except Exception as err:  # safetensors raises its own error types
+        raise ModelFormatError(f"{where}: not a readable safetensors file ({err})") from err
+    states: dict[str, dict] = {n: {} for n in names}
+    for key, tensor in tensors.items():
+        module, _, rest = key.partition(".")
+        if module not in states:
+            raise ModelFormatError(f"{where}: tensor {key!r} belongs to no module in {names}")
+        states[module][rest] = tensor
+    try:
+        estimator._build_module()
+        for name in names:
+            module = getattr(estimator, name)
+            module.load_state_dict(states[name])
+            module.to(device)
+            module.eval()
+    except (AttributeError, RuntimeError, TypeError, ValueError) as err:
+        raise ModelFormatError(f"{where}: the weights do not fit the model ({err})") from err
+    estimator.device_ = device
+
+
+def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None = None):
     """Load an estimator saved with :func:`save`.
 
     Parameters
@@ -127,32 +221,82 @@ def load(path: str | os.PathLike, device: str | None = None):
     path : str or path-like
         Folder written by :func:`save`.
     device : str, optional
-        Device for torch modules (``"cpu"``, ``"cuda"``); default CUDA when present, else CPU.
+        Device for torch modules: ``"auto"`` (default: CUDA when present, else CPU),
+        ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+    cls : type, optional
+        Expected class: the folder must hold an instance of it or of a subclass.
 
     Returns
     -------
     BaseForecaster
         The fitted estimator.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a saved model folder.
+    ModelFormatError
+        If the folder does not match its manifest, has an unsupported format, or holds
+        parameters or state the class rejects (a ``ValueError``; the message names the file).
+    TypeError
+        If the folder holds another class than ``cls``.
+    ValueError
+        If ``device`` is unknown or CUDA is requested but not available.
     """
     path = Path(path)
-    if not (path / "meta.json").is_file():
-        raise FileNotFoundError(f"{path} is not a saved forecaster: meta.json is missing")
-    meta = json.loads((path / "meta.json").read_text())
-    module_name, qualname = meta["class"].split(":")
-    cls = getattr(importlib.import_module(module_name), qualname)
-    params = json.loads((path / "params.json").read_text())
-    estimator = cls(**params)
-    with open(path / "fitted.pkl", "rb") as fh:
-        for key, value in pickle.load(fh).items():
-            setattr(estimator, key, value)
-    if meta.get("modules"):
-        target = _resolve_device(device)
-        state = torch.load(path / "weights.pt", map_location=target, weights_only=True)
-        estimator._build_module()
-        for name in meta["modules"]:
-            module = getattr(estimator, name)
-            module.load_state_dict(state[name])
-            module.to(target)
-            module.eval()
-        estimator.device_ = target
+    target = _resolve_device(device)
+    manifest, files = _read_verified(path, {PARAMS, FITTED, ARRAYS, WEIGHTS})
+    where = path / MANIFEST
+    for name in (PARAMS, FITTED, ARRAYS):
+        if name not in files:
+            raise ModelFormatError(f"{path / name}: missing from the folder and from {MANIFEST}")
+    try:
+        found = estimator_class(manifest.get("estimator"))
+    except ValueError as err:
+        raise ModelFormatError(f"{where}: {err}") from err
+    if cls is not None and not issubclass(found, cls):
+        raise TypeError(
+            f"{path} holds a {found.__name__}, not a {cls.__name__}: load it with "
+            f"{found.__name__}.load or forecast.load"
+        )
+    modules = manifest.get("modules") or []
+    if not isinstance(modules, list) or not all(
+        isinstance(m, str) and _ATTRIBUTE.fullmatch(m) for m in modules
+    ):
+        raise ModelFormatError(f"{where}: 'modules' must be a list of attribute names")
+    if bool(modules) != (WEIGHTS in files):
+        raise ModelFormatError(
+            f"{where}: 'modules' {modules} do not match the files {sorted(files)}"
+        )
+    estimator = _rebuild(found, files, path)
+    if modules:
+        _restore_modules(estimator, modules, files[WEIGHTS], path, target)
     return estimator
+
+
+def _rebuild(cls: type, files: dict[str, bytes], path: Path):
+    """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
+    params = _read_tree(files, PARAMS, path)
+    unknown = sorted(set(params) - set(cls._get_param_names()))
+    if unknown:
+        raise ModelFormatError(f"{path / PARAMS}: {cls.__name__} takes no parameters {unknown}")
+    estimator = cls(**params)
+    arrays = _read_arrays(files, path)
+    for name, value in _read_tree(files, FITTED, path, arrays).items():
+        if not _ATTRIBUTE.fullmatch(name) or name in params:
+            raise ModelFormatError(f"{path / FITTED}: {name!r} is not a fitted attribute name")
+        setattr(estimator, name, value)
+    for check in _PARAM_CHECKS:
+        if hasattr(estimator, check):
+            try:
+                getattr(estimator, check)()
+            except (ValueError, TypeError) as err:
+                raise ModelFormatError(f"{path / PARAMS}: {err}") from err
+    return estimator
+
+
+def _read_arrays(files: dict[str, bytes], path: Path) -> dict[str, np.ndarray]:
+    try:
+        return arrays_from_bytes(files[ARRAYS])
+    except (KeyError, ValueError, OSError, EOFError) as err:
+        raise ModelFormatError(f"{path / ARRAYS}: not a readable npz file ({err})") from err

@@ -87,7 +87,7 @@ def test_timestamp_column_round_trip_and_input_example(store, data, logged, tmp_
     assert example["params"] == {"horizon": 24}
     assert example["inputs"]["columns"] == ["timestamp", "load"]
     assert len(example["inputs"]["data"]) == est._min_history()
-    assert os.path.isdir(os.path.join(folder, "artifacts", "estimator"))
+    assert os.path.isdir(os.path.join(folder, "data", "estimator"))
 
 
 def test_to_history_accepts_index_column_and_strings(data):

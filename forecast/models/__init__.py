@@ -1,10 +1,16 @@
-"""The estimators, and a registry that finds one by its short name (used by the CLI)."""
+"""The estimators, and the registry that finds one by a stable name.
+
+The CLI and experiment specs look classes up here by short name (``"lstm"``); saved model
+folders store the same name and :mod:`forecast.persistence` resolves it here, so a folder
+never names a module to import. Built-in names are fixed below; other classes join with
+:func:`register_estimator`.
+"""
 
 from __future__ import annotations
 
 import importlib
 
-REGISTRY = {
+REGISTRY = {  # fixed in code: the only modules a name can lead to
     "elman": "forecast.models.recurrent:ElmanForecaster",
     "lstm": "forecast.models.recurrent:LSTMForecaster",
     "gru": "forecast.models.recurrent:GRUForecaster",
@@ -20,6 +26,92 @@ REGISTRY = {
     "external": "forecast.models.baselines:ExternalForecast",
 }
 
+_REGISTERED: dict[str, type] = {}  # classes added by register_estimator
+
+
+def _builtin(name: str) -> type:
+    module, attr = REGISTRY[name].split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def register_estimator(cls: type, name: str | None = None) -> str:
+    """Register an estimator class so that saved folders of it can be loaded.
+
+    Parameters
+    ----------
+    cls : type
+        A subclass of :class:`forecast.base.BaseForecaster`.
+    name : str, optional
+        Stable name stored in saved folders; default ``"module.QualName"`` of ``cls``.
+
+    Returns
+    -------
+    str
+        The registered name.
+
+    Examples
+    --------
+    >>> import forecast
+    >>> class MyNaive(forecast.Naive):
+    ...     pass
+    >>> forecast.register_estimator(MyNaive, "my-naive")
+    'my-naive'
+    """
+    from forecast.base import BaseForecaster
+
+    if not isinstance(cls, type) or not issubclass(cls, BaseForecaster):
+        raise TypeError(f"register_estimator takes a BaseForecaster subclass, got {cls!r}")
+    name = f"{cls.__module__}.{cls.__qualname__}" if name is None else name
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"estimator name must be a non-empty string, got {name!r}")
+    if name.lower() in REGISTRY:
+        raise ValueError(f"{name!r} is the name of a built-in estimator; choose another name")
+    other = _REGISTERED.get(name)
+    if other is not None and other is not cls:
+        raise ValueError(
+            f"{name!r} is already registered for {other.__module__}.{other.__qualname__}"
+        )
+    _REGISTERED[name] = cls
+    return name
+
+
+def estimator_name(cls: type) -> str:
+    """Return the registry name of ``cls`` (exactly this class, not a parent).
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not registered.
+    """
+    for name in REGISTRY:
+        if _builtin(name) is cls:
+            return name
+    for name, registered in _REGISTERED.items():
+        if registered is cls:
+            return name
+    raise TypeError(
+        f"{cls.__module__}.{cls.__qualname__} is not a registered estimator, so a saved folder "
+        "could not name it: call forecast.register_estimator(cls) first"
+    )
+
+
+def estimator_class(name: str) -> type:
+    """Return the class registered under exactly ``name`` (as stored in saved folders).
+
+    Raises
+    ------
+    ValueError
+        If no class is registered under ``name``.
+    """
+    if isinstance(name, str) and name in REGISTRY:
+        return _builtin(name)
+    if isinstance(name, str) and name in _REGISTERED:
+        return _REGISTERED[name]
+    raise ValueError(
+        f"unknown estimator {name!r}: not a built-in name ({sorted(REGISTRY)}) nor registered "
+        "with forecast.register_estimator"
+    )
+
 
 def get_estimator(name: str) -> type:
     """Return the estimator class registered as ``name`` (e.g. ``"lstm"``).
@@ -27,18 +119,22 @@ def get_estimator(name: str) -> type:
     Parameters
     ----------
     name : str
-        Short name (see ``REGISTRY``) or a class name such as ``"LSTMForecaster"``.
+        Short name (see ``REGISTRY``), a name given to :func:`register_estimator`, or a
+        built-in class name such as ``"LSTMForecaster"``.
 
     Returns
     -------
     type
         The estimator class.
     """
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     target = REGISTRY.get(name.lower())
     if target is None:
-        by_class = {v.split(":")[1].lower(): v for v in REGISTRY.values()}
-        target = by_class.get(name.lower())
+        by_class = {v.split(":")[1].lower(): k for k, v in REGISTRY.items()}
+        target = REGISTRY.get(by_class.get(name.lower(), ""))
     if target is None:
-        raise ValueError(f"unknown model {name!r}; choose one of {sorted(REGISTRY)}")
+        choices = sorted(REGISTRY) + sorted(_REGISTERED)
+        raise ValueError(f"unknown model {name!r}; choose one of {choices}")
     module, attr = target.split(":")
     return getattr(importlib.import_module(module), attr)

@@ -1,8 +1,15 @@
 """The MLflow pyfunc flavour of a fitted forecaster.
 
-The model's one artifact is the folder written by :func:`forecast.persistence.save`;
-:class:`ForecastModel` loads it and answers ``predict(history, params={"horizon": h})``
-with the same frame as ``estimator.predict(horizon=h, history=history)``.
+The logged model holds no pickle: its data is the folder written by
+:func:`forecast.persistence.save` (``data/estimator``), and its MLmodel names this module as
+the loader, so ``mlflow.pyfunc.load_model`` calls :func:`_load_pyfunc`, which reads the folder
+with the checked loader :func:`forecast.persistence.load` (a tampered folder is refused before
+anything in it is parsed). :class:`ForecastModel` answers
+``predict(history, params={"horizon": h})`` with the same frame as
+``estimator.predict(horizon=h, history=history)``.
+
+MLflow itself trusts the ``MLmodel`` file (it imports the loader module it names and puts
+the model's ``code`` folder on ``sys.path``): load MLflow models only from stores you trust.
 
 Timestamps reach the model in either of two ways:
 
@@ -17,7 +24,6 @@ Either way the timestamps are converted to the time zone the estimator was fitte
 
 from __future__ import annotations
 
-import logging
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -117,7 +123,7 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
     Attributes
     ----------
     estimator : BaseForecaster
-        The fitted estimator, loaded in :meth:`load_context`.
+        The fitted estimator, loaded by :func:`_load_pyfunc` (or :meth:`load_context`).
 
     Examples
     --------
@@ -126,7 +132,7 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
     """
 
     def load_context(self, context) -> None:
-        """Load the estimator folder artifact (on CUDA when present, else CPU)."""
+        """Load the ``estimator`` folder artifact (on CUDA when present, else CPU)."""
         from forecast.persistence import load
 
         device = (context.model_config or {}).get("device")
@@ -139,6 +145,25 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
         horizon = (params or {}).get("horizon") or default_horizon(self.estimator)
         history = to_history(model_input, self.estimator)
         return self.estimator.predict(horizon=int(horizon), history=history)
+
+
+class _LoadedModel:
+    """What ``mlflow.pyfunc.load_model`` wraps: ``predict`` and the ``python_model``."""
+
+    def __init__(self, python_model: ForecastModel) -> None:
+        self.python_model = python_model  # for PyFuncModel.unwrap_python_model()
+
+    def predict(self, model_input: pd.DataFrame, params: dict[str, Any] | None = None):
+        return self.python_model.predict(None, model_input, params)
+
+
+def _load_pyfunc(data_path: str, model_config: dict | None = None) -> _LoadedModel:
+    """Load the saved model folder ``data_path`` (MLflow's loader-module entry point)."""
+    from forecast.persistence import load
+
+    model = ForecastModel()
+    model.estimator = load(data_path, device=(model_config or {}).get("device"))
+    return _LoadedModel(model)
 
 
 def model_signature(estimator: Any, horizon: int | None = None):
@@ -189,6 +214,7 @@ def input_example(estimator: Any, history: Any = None) -> pd.DataFrame | None:
 
 def _requirements() -> list[str]:
     import numpy
+    import safetensors
     import sklearn
     import torch
 
@@ -198,12 +224,8 @@ def _requirements() -> list[str]:
         f"pandas=={pd.__version__}",
         f"numpy=={numpy.__version__}",
         f"scikit-learn=={sklearn.__version__}",
+        f"safetensors=={safetensors.__version__}",
     ]
-
-
-class _QuietPickleWarning(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "CloudPickle" not in record.getMessage()
 
 
 def log_model(
@@ -262,27 +284,22 @@ def log_model(
         source_run_id=run_id,
         tags={"model_family": run.data.tags.get("model_family", type(estimator).__name__)},
     )
-    quiet = _QuietPickleWarning()
-    logging.getLogger("mlflow.pyfunc").addFilter(quiet)
-    try:
-        with tempfile.TemporaryDirectory() as tmp, use_store(tracking_uri):
-            folder = save(estimator, Path(tmp) / "estimator")
-            return Model.log(
-                artifact_path=None,
-                name=name,
-                flavor=mlflow.pyfunc,
-                run_id=run_id,
-                model_id=logged.model_id,
-                registered_model_name=registered_model_name,
-                python_model=ForecastModel(),
-                artifacts={"estimator": str(folder)},
-                signature=signature,
-                input_example=None if example is None else (example, {"horizon": h}),
-                pip_requirements=_requirements(),
-                metadata={"estimator_class": type(estimator).__qualname__},
-            )
-    finally:
-        logging.getLogger("mlflow.pyfunc").removeFilter(quiet)
+    with tempfile.TemporaryDirectory() as tmp, use_store(tracking_uri):
+        folder = save(estimator, Path(tmp) / "estimator")
+        return Model.log(
+            artifact_path=None,
+            name=name,
+            flavor=mlflow.pyfunc,
+            run_id=run_id,
+            model_id=logged.model_id,
+            registered_model_name=registered_model_name,
+            loader_module=__name__,
+            data_path=str(folder),
+            signature=signature,
+            input_example=None if example is None else (example, {"horizon": h}),
+            pip_requirements=_requirements(),
+            metadata={"estimator_class": type(estimator).__qualname__},
+        )
 
 
 def register(

@@ -195,13 +195,6 @@ def test_build_module_rebuilds_from_fitted_attributes(fitted):
     pd.testing.assert_frame_equal(twin.predict(horizon=6), fitted.predict(horizon=6))
 
 
-def test_save_and_load(fitted, tmp_path):
-    pytest.importorskip("forecast.persistence")
-    fitted.save(str(tmp_path / "model"))
-    loaded = GRUForecaster.load(str(tmp_path / "model"), device="cpu")
-    pd.testing.assert_frame_equal(loaded.predict(horizon=6), fitted.predict(horizon=6))
-
-
 class Stop(Callback):
     def on_epoch_end(self, epoch, logs):
         if epoch == 1:
