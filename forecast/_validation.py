@@ -234,7 +234,14 @@ def check_index(frame: pd.DataFrame, series_id: object = None) -> None:
 
 
 def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffset:
-    """Infer the sampling frequency, falling back to the most common step."""
+    """Infer the sampling frequency of a sorted index, which may have gaps.
+
+    Without gaps this is :func:`pandas.infer_freq`. With gaps, the candidates are the
+    frequencies of a few runs of three stamps and the most common step; the coarsest of
+    them whose grid holds every stamp wins (so daily data with a gap stays calendar-daily
+    across a daylight-saving change, and weekdays only are business days). When none
+    fits, the most common step is returned and :func:`check_regular` names the stamp off it.
+    """
     where = _where(series_id)
     if len(index) < 3:
         raise ValueError(
@@ -242,13 +249,31 @@ def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffs
         )
     if index.freq is not None:
         return to_offset(index.freq)
+    freq = _pandas_freq(index)
+    if freq is not None:
+        return freq
+    steps = pd.Series(index[1:] - index[:-1])
+    common = to_offset(pd.Timedelta(steps.mode().iloc[0]))
+    starts = np.unique(np.linspace(0, len(index) - 3, min(len(index) - 2, 25)).astype(int))
+    candidates = [_pandas_freq(index[i : i + 3]) for i in starts] + [common]
+    if common == to_offset(pd.Timedelta("1D")):
+        candidates.append(to_offset("B"))  # no run of three business days spans a weekend
+    best, best_size = common, None
+    for candidate in dict.fromkeys(c for c in candidates if c is not None):
+        grid = pd.date_range(index[0], index[-1], freq=candidate)
+        if len(index.difference(grid)) == 0 and (best_size is None or len(grid) < best_size):
+            best, best_size = candidate, len(grid)
+    return best
+
+
+def _pandas_freq(index: pd.DatetimeIndex) -> pd.DateOffset | None:
     with warnings.catch_warnings():  # pandas 3 warns that the return type will change
         warnings.simplefilter("ignore")
-        freq = pd.infer_freq(index)
-    if freq is not None:
-        return to_offset(freq)
-    steps = pd.Series(index[1:] - index[:-1])
-    return to_offset(pd.Timedelta(steps.mode().iloc[0]))
+        try:
+            freq = pd.infer_freq(index)
+        except (TypeError, ValueError):
+            return None
+    return None if freq is None else to_offset(freq)
 
 
 def check_regular(
