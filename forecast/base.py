@@ -123,7 +123,8 @@ class BaseForecaster(BaseEstimator):
         X : DataFrame, long DataFrame or dict of DataFrames
             Each frame has a regular ``DatetimeIndex`` and one column per target channel,
             plus the declared covariate columns. A long frame has an ``id`` column (and a
-            ``time`` column or a DatetimeIndex).
+            ``time`` column or a DatetimeIndex). All series are naive or all in one time
+            zone; column names are unique.
         y : None
             Ignored; present for scikit-learn compatibility.
         callbacks : list, optional
