@@ -20,14 +20,40 @@ TIME_COLUMN = "time"
 NAN_POLICIES = ("raise", "interpolate")
 
 
-def check_horizon(horizon: object) -> int:
-    """Return ``horizon`` as an int, or raise if it is not a positive integer."""
+MAX_HORIZON = 10_000
+"""Default limit of ``predict``'s horizon in steps; pass ``max_horizon=`` to raise or lift it."""
+
+
+def check_horizon(horizon: object, max_horizon: int | None = None) -> int:
+    """Return ``horizon`` as an int, or raise if it is not a positive integer.
+
+    Parameters
+    ----------
+    horizon : int
+        Steps to forecast.
+    max_horizon : int or None
+        Largest horizon accepted (None: no limit). The limit guards against a typo such as
+        ``10**7`` that would run for minutes and fill the memory without feedback.
+
+    Returns
+    -------
+    int
+    """
     if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral):
         raise TypeError(
             f"horizon must be a positive int, got {horizon!r} ({type(horizon).__name__})"
         )
     if horizon < 1:
         raise ValueError(f"horizon must be a positive int, got {horizon}")
+    if max_horizon is not None:
+        if isinstance(max_horizon, bool) or not isinstance(max_horizon, numbers.Integral):
+            raise TypeError(f"max_horizon must be a positive int or None, got {max_horizon!r}")
+        if horizon > max_horizon:
+            raise ValueError(
+                f"horizon={horizon} exceeds the limit max_horizon={max_horizon} steps (a horizon "
+                f"that long takes minutes and much memory); pass max_horizon={horizon} (or None "
+                "for no limit) to allow it"
+            )
     return int(horizon)
 
 
@@ -35,7 +61,9 @@ def split_series(data: object, what: str = "data") -> tuple[dict[object, pd.Data
     """Turn a frame, a long frame or a dict of frames into ``{id: frame}``.
 
     Returns the dict and the container kind (``"frame"``, ``"long"`` or ``"dict"``) so that
-    forecasts can be returned in the shape they came in.
+    forecasts can be returned in the shape they came in. Raises on empty frames, duplicated
+    column names, missing ids or times of a long frame, and on series of a dict whose time
+    zones differ (naive and aware, or two zones).
     """
     if isinstance(data, Mapping):
         if not data:
@@ -45,6 +73,8 @@ def split_series(data: object, what: str = "data") -> tuple[dict[object, pd.Data
                 raise TypeError(
                     f"{what}[{key!r}] must be a pandas DataFrame, got {type(frame).__name__}"
                 )
+            check_frame(frame, f"{what}[{key!r}]")
+        check_same_tz(data, what)
         return dict(data), "dict"
     if isinstance(data, pd.Series):
         raise TypeError(f"{what} must be a pandas DataFrame, got a Series: use series.to_frame()")
@@ -52,17 +82,109 @@ def split_series(data: object, what: str = "data") -> tuple[dict[object, pd.Data
         raise TypeError(
             f"{what} must be a pandas DataFrame or a dict of DataFrames, got {type(data).__name__}"
         )
+    check_frame(data, what)
     if ID_COLUMN not in data.columns:
         return {None: data}, "frame"
-    frame = data
-    if TIME_COLUMN in frame.columns:
-        frame = frame.set_index(TIME_COLUMN)
-    if frame.empty:
-        raise ValueError(f"{what} is an empty long frame")
+    frame = _long_frame(data, what)
     groups = {
         key: part.drop(columns=ID_COLUMN) for key, part in frame.groupby(ID_COLUMN, sort=True)
     }
     return groups, "long"
+
+
+def check_frame(frame: pd.DataFrame, what: str = "data") -> None:
+    """Raise if ``frame`` is empty or has duplicated column names."""
+    if frame.shape[1] == 0:
+        rows = "no rows and " if len(frame) == 0 else f"{len(frame)} rows but "
+        raise ValueError(f"{what} is empty: {rows}no columns")
+    if len(frame) == 0:
+        raise ValueError(f"{what} is empty: no rows (columns {list(frame.columns)})")
+    duplicated = list(dict.fromkeys(frame.columns[frame.columns.duplicated()]))
+    if duplicated:
+        raise ValueError(
+            f"{what} has duplicated column name(s) {duplicated}: every column needs a unique name"
+        )
+
+
+def _long_frame(data: pd.DataFrame, what: str) -> pd.DataFrame:
+    """Check the id and time columns of a long frame; return it indexed by time."""
+    times = data[TIME_COLUMN] if TIME_COLUMN in data.columns else None
+    if times is None and not isinstance(data.index, pd.DatetimeIndex):
+        raise TypeError(
+            f"{what} is a long frame (it has an {ID_COLUMN!r} column) but has neither a "
+            f"{TIME_COLUMN!r} column nor a DatetimeIndex; found columns {list(data.columns)} "
+            f"and a {type(data.index).__name__}"
+        )
+    stamps = data.index if times is None else times
+    if times is not None and not pd.api.types.is_datetime64_any_dtype(times.dtype):
+        raise TypeError(
+            f"{what}: column {TIME_COLUMN!r} has dtype {times.dtype}, not datetimes "
+            f"(convert it with pd.to_datetime(df[{TIME_COLUMN!r}]))"
+        )
+    for name, values in ((ID_COLUMN, data[ID_COLUMN]), (TIME_COLUMN, pd.Series(stamps))):
+        missing = np.asarray(values.isna())
+        if missing.any():
+            row = int(np.argmax(missing))
+            at = (
+                f"time {stamps[row]}"
+                if name == ID_COLUMN and not pd.isna(stamps[row])
+                else f"{ID_COLUMN} {data[ID_COLUMN].iloc[row]!r}"
+            )
+            raise ValueError(
+                f"{what}: column {name!r} has {int(missing.sum())} missing value(s), first at "
+                f"row {row} ({at})"
+            )
+    return data if times is None else data.set_index(TIME_COLUMN)
+
+
+def check_same_tz(frames: Mapping, what: str = "data") -> None:
+    """Raise if the DatetimeIndexes of ``frames`` are not all naive or all in one time zone."""
+    seen = None
+    for key, frame in frames.items():
+        if not isinstance(frame.index, pd.DatetimeIndex):
+            continue  # check_index names the non-datetime index later
+        zone = _zone(frame.index)
+        if seen is None:
+            seen = (key, zone)
+        elif zone != seen[1]:
+            raise ValueError(
+                f"{what}: series {key!r} has {_zone_text(zone)} but series {seen[0]!r} has "
+                f"{_zone_text(seen[1])}: give every series in one time zone "
+                "(frame.tz_localize / frame.tz_convert)"
+            )
+
+
+def _zone(index: pd.DatetimeIndex) -> str | None:
+    return None if index.tz is None else str(index.tz)
+
+
+def _zone_text(zone: str | None) -> str:
+    return "naive timestamps" if zone is None else f"timestamps in time zone {zone}"
+
+
+def align_tz(
+    index: pd.DatetimeIndex, zone: str | None, series_id: object = None, what: str = "history"
+) -> pd.DatetimeIndex:
+    """Return ``index`` in the time zone ``zone`` of the fitted data.
+
+    Naive against aware (either way) raises, since a naive clock cannot be placed in time;
+    aware timestamps in another zone are converted to ``zone`` (the same instants).
+    """
+    if not isinstance(index, pd.DatetimeIndex):
+        return index  # check_index names the non-datetime index
+    have = _zone(index)
+    if (have is None) != (zone is None):
+        fix = (
+            f"pass aware timestamps, e.g. frame.tz_localize({zone!r})"
+            if zone
+            else "pass naive timestamps in the clock of the training data, e.g. "
+            "frame.tz_localize(None)"
+        )
+        raise ValueError(
+            f"{_where(series_id)}{what} has {_zone_text(have)} but the model was fitted on "
+            f"{_zone_text(zone)}: {fix}"
+        )
+    return index if have == zone else index.tz_convert(zone)
 
 
 def join_series(
@@ -95,7 +217,7 @@ def check_index(frame: pd.DataFrame, series_id: object = None) -> None:
             f"(set a datetime column as index, e.g. df.set_index('timestamp'))"
         )
     if len(index) == 0:
-        raise ValueError(f"{where}frame has no rows")
+        raise ValueError(f"{where}frame is empty: no rows")
     if index.hasnans:
         raise ValueError(
             f"{where}index has a missing timestamp (NaT) at row {int(np.argmax(index.isna()))}"
@@ -112,7 +234,14 @@ def check_index(frame: pd.DataFrame, series_id: object = None) -> None:
 
 
 def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffset:
-    """Infer the sampling frequency, falling back to the most common step."""
+    """Infer the sampling frequency of a sorted index, which may have gaps.
+
+    Without gaps this is :func:`pandas.infer_freq`. With gaps, the candidates are the
+    frequencies of a few runs of three stamps and the most common step; the coarsest of
+    them whose grid holds every stamp wins (so daily data with a gap stays calendar-daily
+    across a daylight-saving change, and weekdays only are business days). When none
+    fits, the most common step is returned and :func:`check_regular` names the stamp off it.
+    """
     where = _where(series_id)
     if len(index) < 3:
         raise ValueError(
@@ -120,13 +249,31 @@ def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffs
         )
     if index.freq is not None:
         return to_offset(index.freq)
+    freq = _pandas_freq(index)
+    if freq is not None:
+        return freq
+    steps = pd.Series(index[1:] - index[:-1])
+    common = to_offset(pd.Timedelta(steps.mode().iloc[0]))
+    starts = np.unique(np.linspace(0, len(index) - 3, min(len(index) - 2, 25)).astype(int))
+    candidates = [_pandas_freq(index[i : i + 3]) for i in starts] + [common]
+    if common == to_offset(pd.Timedelta("1D")):
+        candidates.append(to_offset("B"))  # no run of three business days spans a weekend
+    best, best_size = common, None
+    for candidate in dict.fromkeys(c for c in candidates if c is not None):
+        grid = pd.date_range(index[0], index[-1], freq=candidate)
+        if len(index.difference(grid)) == 0 and (best_size is None or len(grid) < best_size):
+            best, best_size = candidate, len(grid)
+    return best
+
+
+def _pandas_freq(index: pd.DatetimeIndex) -> pd.DateOffset | None:
     with warnings.catch_warnings():  # pandas 3 warns that the return type will change
         warnings.simplefilter("ignore")
-        freq = pd.infer_freq(index)
-    if freq is not None:
-        return to_offset(freq)
-    steps = pd.Series(index[1:] - index[:-1])
-    return to_offset(pd.Timedelta(steps.mode().iloc[0]))
+        try:
+            freq = pd.infer_freq(index)
+        except (TypeError, ValueError):
+            return None
+    return None if freq is None else to_offset(freq)
 
 
 def check_regular(
@@ -165,9 +312,17 @@ def check_numeric(frame: pd.DataFrame, columns: list, series_id: object = None) 
 
 
 def check_finite(
-    frame: pd.DataFrame, columns: list, policy: str, series_id: object = None, role: str = "target"
+    frame: pd.DataFrame,
+    columns: list,
+    policy: str,
+    series_id: object = None,
+    role: str = "target",
+    hint: str = "pass nan_policy='interpolate' to fill them",
 ) -> pd.DataFrame:
-    """Apply the NaN policy to ``columns``: raise on NaN/inf, or interpolate them in time."""
+    """Apply the NaN policy to ``columns``: raise on NaN/inf, or interpolate them in time.
+
+    ``hint`` ends the message raised under ``policy="raise"``: what the caller can do.
+    """
     if policy not in NAN_POLICIES:
         raise ValueError(f"nan_policy must be one of {NAN_POLICIES}, got {policy!r}")
     values = frame[columns].to_numpy(dtype=float)
@@ -180,7 +335,7 @@ def check_finite(
         raise ValueError(
             f"{_where(series_id)}{role} column {column!r} has {int(bad.sum())} "
             "non-finite value(s), "
-            f"the first ({value}) at {stamp} (pass nan_policy='interpolate' to fill them)"
+            f"the first ({value}) at {stamp} ({hint})"
         )
     out = frame.copy()
     filled = out[columns].replace([np.inf, -np.inf], np.nan)
@@ -202,6 +357,20 @@ def check_columns(
     if missing:
         raise ValueError(
             f"{_where(series_id)}{what} lacks column(s) {missing}; found {list(frame.columns)}"
+        )
+
+
+def check_no_extra_columns(
+    frame: pd.DataFrame, targets: list, covariates: list, series_id: object = None, what="data"
+) -> None:
+    """Raise if ``frame`` has columns that are neither ``targets`` nor ``covariates``."""
+    known = set(targets) | set(covariates)
+    extra = [c for c in frame.columns if c not in known]
+    if extra:
+        raise ValueError(
+            f"{_where(series_id)}{what} has unknown column(s) {extra}: neither targets "
+            f"{list(targets)} nor declared covariates {list(covariates)} (drop them, or declare "
+            "them as covariates and refit)"
         )
 
 

@@ -70,6 +70,11 @@ class BaseForecaster(BaseEstimator):
     (bool), ``country`` (holiday calendar such as ``"DE"`` or ``"DE-BY"``), ``timezone``
     (local time zone of the calendar features), ``fill_gaps`` (bool) and ``nan_policy``
     (``"raise"`` or ``"interpolate"``).
+
+    Time zones: the series of one call are all naive or all in one time zone. Data given
+    later (``predict(history=...)``, ``predict_origins``, ``future=``) must be naive when
+    the fit was naive and aware when it was aware; aware timestamps in another zone are
+    converted to the fitted zone (the same instants), and forecasts are returned in it.
     """
 
     _scale_targets: bool = True
@@ -88,6 +93,12 @@ class BaseForecaster(BaseEstimator):
     def _min_train_length(self) -> int:
         """Rows each training series must have."""
         return self._min_history() + 1
+
+    def _length_reason(self) -> str:
+        """How ``_min_train_length`` is made up, for the too-short message (subclasses)."""
+        if type(self)._min_train_length is BaseForecaster._min_train_length:
+            return f"{self._min_history()} step(s) of history + 1 step to learn from"
+        return ""
 
     def _keep_history(self) -> int | None:
         """Rows of training data kept for ``predict`` without history (None: all)."""
@@ -114,7 +125,8 @@ class BaseForecaster(BaseEstimator):
         X : DataFrame, long DataFrame or dict of DataFrames
             Each frame has a regular ``DatetimeIndex`` and one column per target channel,
             plus the declared covariate columns. A long frame has an ``id`` column (and a
-            ``time`` column or a DatetimeIndex).
+            ``time`` column or a DatetimeIndex). All series are naive or all in one time
+            zone; column names are unique.
         y : None
             Ignored; present for scikit-learn compatibility.
         callbacks : list, optional
@@ -129,7 +141,10 @@ class BaseForecaster(BaseEstimator):
         first = next(iter(frames.values()))
         targets = [c for c in first.columns if c not in future_cols and c not in past_cols]
         if not targets:
-            raise ValueError("X has no target column: every column is declared a covariate")
+            raise ValueError(
+                f"X has no target column: every column of {list(first.columns)} is declared "
+                "a covariate"
+            )
         freq = None
         clean = {}
         for key, frame in frames.items():
@@ -154,10 +169,6 @@ class BaseForecaster(BaseEstimator):
             callback.on_fit_end(self)
         return self
 
-    def _length_reason(self) -> str:
-        parts = [f"{p}={self._param(p)}" for p in ("context_length", "horizon") if self._param(p)]
-        return " + ".join(parts)
-
     def _clean(self, frame, key, targets, covariates, freq, what):
         frame, freq = self._conform(frame, key, targets, covariates, freq, what)
         return self._fill(frame, key, targets, covariates), freq
@@ -166,6 +177,7 @@ class BaseForecaster(BaseEstimator):
         """Check index, columns, dtypes and frequency; put the frame on a regular grid."""
         V.check_index(frame, key)
         V.check_columns(frame, targets + covariates, key, what)
+        V.check_no_extra_columns(frame, targets, covariates, key, what)
         frame = frame[targets + covariates]
         V.check_numeric(frame, targets + covariates, key)
         this_freq = V.infer_freq(frame.index, key)
@@ -186,6 +198,11 @@ class BaseForecaster(BaseEstimator):
         if covariates:
             frame = V.check_finite(frame, covariates, policy, key, "covariate")
         return frame
+
+    def _in_fitted_tz(self, frame: pd.DataFrame, key, what: str) -> pd.DataFrame:
+        """``frame`` with its index in the fitted time zone (a new frame when converted)."""
+        index = V.align_tz(frame.index, self.tz_, key, what)
+        return frame if index is frame.index else frame.set_axis(index)
 
     def _fit_scalers(self, frames: dict) -> None:
         stacked = pd.concat(list(frames.values()))
@@ -259,6 +276,8 @@ class BaseForecaster(BaseEstimator):
                 f"{V._where(key)}future covariates {cols} are declared: pass future=DataFrame with "
                 f"their values for the {len(index)} forecast timestamps {index[0]} .. {index[-1]}"
             )
+        V.check_index(future, key)
+        future = self._in_fitted_tz(future, key, "future")
         V.check_columns(future, cols, key, "future")
         missing = index.difference(future.index)
         if len(missing):
@@ -268,11 +287,20 @@ class BaseForecaster(BaseEstimator):
             )
         part = future.loc[index, cols]
         V.check_numeric(part, cols, key)
-        return V.check_finite(part, cols, "raise", key, "future covariate")
+        hint = (
+            "values passed as future= are never interpolated, whatever nan_policy: fill them "
+            "before calling predict"
+        )
+        return V.check_finite(part, cols, "raise", key, "future covariate", hint)
 
     # -------------------------------------------------------------- predict
     def predict(
-        self, horizon: int = 1, history: FrameLike | None = None, future: FrameLike | None = None
+        self,
+        horizon: int = 1,
+        history: FrameLike | None = None,
+        future: FrameLike | None = None,
+        *,
+        max_horizon: int | None = V.MAX_HORIZON,
     ) -> FrameLike:
         """Forecast the ``horizon`` steps after the end of the data.
 
@@ -282,25 +310,31 @@ class BaseForecaster(BaseEstimator):
             Number of steps to forecast.
         history : DataFrame, long DataFrame or dict of DataFrames, optional
             New history to forecast from without refitting; defaults to the data seen in
-            ``fit``.
+            ``fit``. Its columns are the fitted targets and declared covariates (others
+            raise). Its timestamps are naive when the fit was naive, aware when it was
+            aware; aware timestamps in another zone are converted to the fitted zone.
         future : DataFrame or dict of DataFrames, optional
-            Values of the declared ``future_covariates`` for the forecast timestamps.
+            Values of the declared ``future_covariates`` for the forecast timestamps. They
+            must be finite: ``nan_policy`` applies to the history only.
+        max_horizon : int or None, default=10_000
+            Largest ``horizon`` accepted, a guard against horizons that would run for
+            minutes; None lifts it.
 
         Returns
         -------
         DataFrame or dict of DataFrames
-            Indexed by the ``horizon`` timestamps after the history, one column per target,
-            in the container the data came in.
+            Indexed by the ``horizon`` timestamps after the history (in the fitted time
+            zone), one column per target, in the container the data came in.
         """
         check_is_fitted(self, "columns_")
-        horizon = V.check_horizon(horizon)
+        horizon = V.check_horizon(horizon, max_horizon)
         if history is None:
             frames, kind = self.train_tail_, self.input_kind_
         else:
             raw, kind = V.split_series(history, "history")
             frames = {
                 k: self._clean(
-                    f,
+                    self._in_fitted_tz(f, k, "history"),
                     k,
                     self.columns_,
                     self.past_covariates_ + self.future_covariates_,
@@ -332,7 +366,12 @@ class BaseForecaster(BaseEstimator):
         return self._unscale(pred.reshape(n * h, c)).reshape(n, h, c)
 
     def predict_origins(
-        self, data: FrameLike, origins: pd.DatetimeIndex | list, horizon: int
+        self,
+        data: FrameLike,
+        origins: pd.DatetimeIndex | list,
+        horizon: int,
+        *,
+        max_horizon: int | None = V.MAX_HORIZON,
     ) -> pd.DataFrame:
         """Forecast from many origins of one data set in one batched call.
 
@@ -342,11 +381,15 @@ class BaseForecaster(BaseEstimator):
         Parameters
         ----------
         data : DataFrame, long DataFrame or dict of DataFrames
-            History (and actuals after it) with the fitted columns.
+            History (and actuals after it) with the fitted columns, in the fitted time
+            zone or (aware) converted to it, as for ``predict(history=...)``.
         origins : list of timestamps
-            Last observed timestamp of each forecast.
+            Last observed timestamp of each forecast; aware origins are converted to the
+            fitted zone.
         horizon : int
             Steps forecast from each origin.
+        max_horizon : int or None, default=10_000
+            Largest ``horizon`` accepted; None lifts the limit.
 
         Returns
         -------
@@ -355,12 +398,13 @@ class BaseForecaster(BaseEstimator):
             column per target.
         """
         check_is_fitted(self, "columns_")
-        horizon = V.check_horizon(horizon)
+        horizon = V.check_horizon(horizon, max_horizon)
         raw, kind = V.split_series(data, "data")
         covs = self.past_covariates_ + self.future_covariates_
         arrays, meta = [], []
-        origins = pd.DatetimeIndex(origins)
+        origins = self._origin_index(origins)
         for key, frame in raw.items():
+            frame = self._in_fitted_tz(frame, key, "data")
             frame = self._conform(frame, key, self.columns_, covs, self.freq_, "data")[0]
             filled = self._fill(frame, key, self.columns_, covs)
             whole = self._series_arrays(key, filled, 0, None)
@@ -378,6 +422,19 @@ class BaseForecaster(BaseEstimator):
                 meta.append((key, origin))
         pred = self._unscale_3d(self._predict(arrays, horizon))
         return self._origin_frame(meta, pred, horizon, kind)
+
+    def _origin_index(self, origins) -> pd.DatetimeIndex:
+        if isinstance(origins, str | pd.Timestamp) or not hasattr(origins, "__len__"):
+            raise TypeError(
+                f"origins must be a list or DatetimeIndex of timestamps, got {origins!r}"
+            )
+        if len(origins) == 0:
+            raise ValueError("origins is empty: give at least one timestamp")
+        try:
+            index = pd.DatetimeIndex(origins)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"origins must be timestamps of the data: {err}") from err
+        return V.align_tz(index, self.tz_, None, "origins")
 
     def _origin_frame(self, meta: list, pred: np.ndarray, horizon: int, kind: str) -> pd.DataFrame:
         n = len(meta)

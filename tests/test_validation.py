@@ -132,3 +132,64 @@ def test_series_names_appear_in_errors():
     bad.iloc[7, 0] = np.nan
     with pytest.raises(ValueError, match="series 'north': target column 'load'"):
         LastValue().fit({"south": good, "north": bad})
+
+
+def test_horizon_limit_default_and_override():
+    assert V.check_horizon(V.MAX_HORIZON, V.MAX_HORIZON) == V.MAX_HORIZON
+    with pytest.raises(ValueError, match="horizon=10001 exceeds the limit max_horizon=10000"):
+        V.check_horizon(10_001, V.MAX_HORIZON)
+    assert V.check_horizon(10**7) == 10**7  # no limit unless one is given
+
+
+def test_predict_max_horizon_none_lifts_the_limit():
+    from forecast import Naive
+
+    model = Naive().fit(make_series(10))
+    with pytest.raises(ValueError, match="pass max_horizon=10001"):
+        model.predict(10_001)
+    fc = model.predict(10_001, max_horizon=None)
+    assert len(fc) == 10_001 and fc.index[-1] == pd.Timestamp("2023-01-01 09:00") + 10_001 * (
+        pd.Timedelta("1h")
+    )
+
+
+def test_aware_history_in_another_zone_is_converted_to_the_fitted_zone():
+    model = LastValue().fit(make_series(48, tz="UTC"))
+    berlin = make_series(30, tz="Europe/Berlin", start="2024-06-01", seed=3)
+    fc = model.predict(2, history=berlin)
+    assert str(fc.index.tz) == "UTC"
+    assert fc.index[0] == berlin.index[-1].tz_convert("UTC") + pd.Timedelta("1h")
+    same = model.predict(2, history=berlin.tz_convert("UTC"))
+    pd.testing.assert_frame_equal(fc, same)
+    assert str(berlin.index.tz) == "Europe/Berlin"  # the caller's frame keeps its zone
+
+
+def test_origins_and_data_in_another_zone_are_converted():
+    df = make_series(60, tz="UTC")
+    model = LastValue().fit(df)
+    origin = df.index[40]
+    got = model.predict_origins(
+        df.tz_convert("America/New_York"), [origin.tz_convert("Asia/Tokyo")], 2
+    )
+    expected = model.predict_origins(df, [origin], 2)
+    pd.testing.assert_frame_equal(got, expected)
+    assert str(got["time"].dt.tz) == "UTC"
+
+
+def test_long_frame_error_names_the_row_of_a_missing_id():
+    long = pd.concat([make_series(10).assign(id="a"), make_series(10).assign(id="b")])
+    long = long.rename_axis("time").reset_index()
+    long.loc[13, "id"] = None
+    with pytest.raises(
+        ValueError,
+        match=r"column 'id' has 1 missing value\(s\), first at row 13 "
+        r"\(time 2023-01-01 03:00:00\)",
+    ):
+        V.split_series(long, "X")
+
+
+def test_dict_series_in_one_zone_are_accepted():
+    frames, kind = V.split_series(
+        {"a": make_series(5, tz="Europe/Berlin"), "b": make_series(5, tz="Europe/Berlin")}
+    )
+    assert kind == "dict" and list(frames) == ["a", "b"]

@@ -182,6 +182,18 @@ class NeuralForecaster(BaseForecaster):
             n += 1
         return n
 
+    def _length_reason(self) -> str:
+        h, frac, n = self._head_horizon(), self.validation_fraction, self._min_train_length()
+        target = f"horizon={h}" if self.strategy != "recursive" else "1 (strategy='recursive')"
+        window = f"one training window of context_length={self.context_length} + {target}"
+        if frac <= 0:
+            return window
+        tail = max(h, int(round(n * frac)))
+        return (
+            f"{window}, then a validation tail of {tail} step(s): validation_fraction={frac} of "
+            f"{n} rows, at least one horizon of {h}; lower validation_fraction to need fewer rows"
+        )
+
     # ------------------------------------------------------------- parameters
     def _check_params(self) -> None:
         def integer(name, low=1, optional=False):
