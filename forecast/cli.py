@@ -53,7 +53,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 def _cmd_predict(args: argparse.Namespace) -> int:
     from forecast.base import BaseForecaster
     from forecast.batch.localtime import to_zone
-    from forecast.io import read_frame, write_frame
+    from forecast.io import csv_text, read_frame, write_frame
 
     estimator = BaseForecaster.load(args.model, device=args.device)
     history = None
@@ -73,7 +73,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if args.output:
         write_frame(forecast, args.output)
     else:
-        forecast.to_csv(sys.stdout)
+        sys.stdout.write(csv_text(forecast.rename_axis("timestamp").reset_index()))
     return 0
 
 
@@ -128,7 +128,9 @@ Run 'forecast COMMAND --help' for the options of one command.
 """
 
 
-def command_parser(sub, name: str, summary: str, examples: Sequence[str]) -> argparse.ArgumentParser:
+def command_parser(
+    sub, name: str, summary: str, examples: Sequence[str]
+) -> argparse.ArgumentParser:
     """Add sub-command ``name``: ``summary`` as its help line, ``examples`` in its epilog.
 
     Parameters
@@ -169,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = command_parser(
         sub,
         "demo",
-        "fit Elman, LSTM and GRU on Victoria's electricity demand and print a table",
+        "fit Elman, LSTM and GRU on Victoria's electricity demand",
         ["forecast demo", "forecast demo --quick --seed 1"],
     )
     demo.add_argument("--quick", action="store_true", help="fewer epochs and origins (a smoke run)")
@@ -218,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     bt = command_parser(
         sub,
         "backtest",
-        "rolling-origin backtest of one model on a file, metrics printed",
+        "rolling-origin backtest of one model on a file",
         [
             "forecast backtest --model seasonal-naive --param 'season=\"7D\"' --data load.csv \\\n"
             "      --protocol day-ahead --start 2023-01-01 --end 2023-12-31",

@@ -269,8 +269,7 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
                     arrow = pa.Table.from_pandas(table, preserve_index=False)
                 pq.write_table(arrow, fh)
             else:
-                text = _iso_timestamps(table).to_csv(index=False, lineterminator="\n")
-                fh.write(text.encode())
+                fh.write(csv_text(table).encode())
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
@@ -279,6 +278,21 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def csv_text(table: pd.DataFrame) -> str:
+    """Return ``table`` as CSV text: no index, Unix line ends, ISO-8601 timestamps.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows and columns to write; datetime columns become ``2023-03-26T03:00:00+02:00``.
+
+    Returns
+    -------
+    str
+    """
+    return _iso_timestamps(table).to_csv(index=False, lineterminator="\n")
 
 
 def _iso_timestamps(table: pd.DataFrame) -> pd.DataFrame:

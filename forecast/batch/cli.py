@@ -33,7 +33,7 @@ def add_batch_parser(subparsers) -> argparse.ArgumentParser:
     """
     parser = subparsers.add_parser(
         "batch",
-        help="forecast from the latest data with a stored model (for cron/systemd)",
+        help="scheduled forecast from the latest data with a stored model",
         description=_DESCRIPTION,
         epilog=_EPILOG.format(prog="forecast batch"),
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -81,7 +81,7 @@ def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str 
 
 
 def mixed_offsets_message(path, err, model: str | None) -> str:
-    """The one line refusing input in several UTC offsets when no zone is known."""
+    """Return the one line refusing input in several UTC offsets when no zone is known."""
     where = err.where.removeprefix(f"{path}: ")
     why = f"; the model {model} has no timezone parameter" if model else ""
     return (

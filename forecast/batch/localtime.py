@@ -53,7 +53,7 @@ def to_zone(frame: pd.DataFrame, zone: str | None) -> pd.DataFrame:
 
 
 def day_ahead_steps(last: pd.Timestamp, freq: Any) -> int:
-    """Steps from ``last`` to the end of the next whole local day.
+    """Return the steps from ``last`` to the end of the next whole local day.
 
     The forecast starts one step after ``last`` and ends with the last step of the first
     local day that begins at or after its first step: data ending at 23:00 give the next

@@ -286,7 +286,7 @@ def load(name: str, data_dir: str | Path | None = None, **options):
 
 
 def _how_to_get(info: DatasetInfo) -> str:
-    """The end of the not-found message: the command that fetches it, else the README."""
+    """Return how to get a missing dataset: the fetch command, else data/README.md."""
     files = list(info.files())
     if not files:
         return f"get it as data/README.md describes ({info.name!r} has no public download)"

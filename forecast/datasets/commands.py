@@ -85,13 +85,18 @@ def add_data_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
         "fetch",
         help="download a dataset (sha256-verified, atomic)",
         description="Download a dataset, check its sha256 and write it atomically.",
-        epilog=_examples(
+        epilog="names: "
+        + " ".join(DATASETS)
+        + "\n\n"
+        + _examples(
             "forecast data fetch entsoe-de",
             "forecast data fetch opsd-60min --sha256 HEX_DIGEST --data-dir data/cache",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    get.add_argument("name", choices=sorted(DATASETS), help="catalogue name")
+    get.add_argument(
+        "name", choices=sorted(DATASETS), metavar="NAME", help="catalogue name (see below)"
+    )
     get.add_argument("--data-dir", default=None, help="target data folder (default data/cache)")
     get.add_argument("--force", action="store_true", help="download again even if present")
     get.add_argument("--sha256", default=None, help="expected checksum (single-file datasets)")
