@@ -22,6 +22,16 @@ def _parse_params(pairs: Sequence[str]) -> dict:
     return params
 
 
+def _select(frame, args: argparse.Namespace):
+    """Keep the ``--columns`` of ``frame`` (all when not given); name any missing one."""
+    if not args.columns:
+        return frame
+    missing = [c for c in args.columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{args.data} lacks column(s) {missing}; found {list(frame.columns)}")
+    return frame[args.columns]
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from forecast.demo import run_demo
 
@@ -35,9 +45,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     if not args.overwrite and os.path.lexists(args.out):  # before a long fit, not after
         raise FileExistsError(f"{args.out} exists: pass --overwrite to replace a saved model")
-    frame = read_frame(args.data, args.time_column)
-    if args.columns:
-        frame = frame[args.columns]
+    frame = _select(read_frame(args.data, args.time_column, timezone=args.timezone), args)
     estimator = get_estimator(args.model)(**_parse_params(args.param))
     estimator.fit(frame)
     estimator.save(args.out, overwrite=args.overwrite)
@@ -47,19 +55,28 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     from forecast.base import BaseForecaster
-    from forecast.io import read_frame, write_frame
+    from forecast.batch.localtime import to_zone
+    from forecast.io import csv_text, read_frame, write_frame
 
     estimator = BaseForecaster.load(args.model, device=args.device)
-    history = read_frame(args.data, args.time_column) if args.data else None
-    if history is not None:
-        history = history[
+    history = None
+    if args.data:
+        history = read_frame(args.data, args.time_column, timezone=args.timezone)
+        needed = (
             list(estimator.columns_) + estimator.past_covariates_ + estimator.future_covariates_
-        ]
-    forecast = estimator.predict(horizon=args.horizon, history=history)
+        )
+        missing = [c for c in needed if c not in history.columns]
+        if missing:
+            raise ValueError(
+                f"{args.data} lacks column(s) {missing} that the model {args.model} needs; "
+                f"found {list(history.columns)}"
+            )
+        history = history[needed]
+    forecast = to_zone(estimator.predict(horizon=args.horizon, history=history), args.timezone)
     if args.output:
         write_frame(forecast, args.output)
     else:
-        forecast.to_csv(sys.stdout)
+        sys.stdout.write(csv_text(forecast.rename_axis("timestamp").reset_index()))
     return 0
 
 
@@ -68,9 +85,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     from forecast.io import read_frame, write_frame
     from forecast.models import get_estimator
 
-    frame = read_frame(args.data, args.time_column)
-    if args.columns:
-        frame = frame[args.columns]
+    frame = _select(read_frame(args.data, args.time_column), args)
     estimator = get_estimator(args.model)(**_parse_params(args.param))
     kwargs = {
         k: v
@@ -99,68 +114,179 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = "Fit, evaluate and run time-series forecasters for power load and motion data."
+
+EPILOG = """\
+examples:
+  forecast demo --quick
+  forecast fit --model seasonal-naive --data load.csv --param 'season="1D"' --out models/snaive
+  forecast predict --model models/snaive --horizon 24 --output forecast.csv
+  forecast backtest --model seasonal-naive --data load.csv --protocol day-ahead \\
+      --start 2023-01-01 --end 2023-01-31
+  forecast data list
+  forecast batch --model models/snaive --input latest.csv --output 'forecasts/{date}.csv' \\
+      --timezone Europe/Berlin --horizon day-ahead
+
+Run 'forecast COMMAND --help' for the options of one command.
+"""
+
+
+def command_parser(
+    sub, name: str, summary: str, examples: Sequence[str]
+) -> argparse.ArgumentParser:
+    """Add sub-command ``name``: ``summary`` as its help line, ``examples`` in its epilog.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+    name : str
+        Command name.
+    summary : str
+        One line on what the command does.
+    examples : sequence of str
+        Command lines shown under "examples:" in ``--help``.
+
+    Returns
+    -------
+    ArgumentParser
+    """
+    epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples) if examples else None
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=summary[0].upper() + summary[1:] + ".",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``forecast`` command."""
-    parser = argparse.ArgumentParser(prog="forecast", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="forecast",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="fit Elman, LSTM and GRU on Victoria's electricity demand")
+    demo = command_parser(
+        sub,
+        "demo",
+        "fit Elman, LSTM and GRU on Victoria's electricity demand",
+        ["forecast demo", "forecast demo --quick --seed 1"],
+    )
     demo.add_argument("--quick", action="store_true", help="fewer epochs and origins (a smoke run)")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     demo.set_defaults(func=_cmd_demo)
 
-    fit = sub.add_parser("fit", help="fit a model on a CSV/Parquet file and save it to a folder")
-    fit.add_argument("--model", required=True, help="model name, e.g. lstm, gru, seasonal-naive")
-    fit.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
-    fit.add_argument("--time-column", default=None)
-    fit.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
-    fit.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="estimator parameter (JSON value), repeatable",
+    fit = command_parser(
+        sub,
+        "fit",
+        "fit a model on a CSV/Parquet file and save it to a folder",
+        [
+            "forecast fit --model seasonal-naive --data load.csv --param 'season=\"1D\"' "
+            "--out models/snaive",
+            "forecast fit --model lstm --data load.csv --columns load --param hidden_size=32 \\\n"
+            "      --param max_epochs=2 --out models/lstm",
+        ],
     )
+    fit.add_argument("--model", required=True, help="model name, e.g. lstm, gru, seasonal-naive")
+    _add_data_arguments(fit)
+    fit.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
+    _add_param_argument(fit)
     fit.add_argument("--out", required=True, help="folder to save the fitted model to")
     fit.add_argument(
         "--overwrite", action="store_true", help="replace the saved model folder --out if it exists"
     )
     fit.set_defaults(func=_cmd_fit)
 
-    predict = sub.add_parser("predict", help="forecast with a saved model")
-    predict.add_argument("--model", required=True, help="folder written by `forecast fit`")
-    predict.add_argument(
-        "--data", default=None, help="new history (default: the training data's end)"
+    predict = command_parser(
+        sub,
+        "predict",
+        "forecast with a model saved by 'forecast fit'",
+        [
+            "forecast predict --model models/snaive --horizon 24",
+            "forecast predict --model models/snaive --data latest.csv --horizon 24 \\\n"
+            "      --timezone Europe/Berlin --output forecast.csv",
+        ],
     )
-    predict.add_argument("--time-column", default=None)
-    predict.add_argument("--horizon", type=int, required=True)
-    predict.add_argument("--device", default=None)
+    predict.add_argument("--model", required=True, help="folder written by 'forecast fit'")
+    predict.add_argument(
+        "--data", default=None, help="new history, CSV or Parquet (default: the training data)"
+    )
+    predict.add_argument("--time-column", default=None, help="time column (default: detected)")
+    _add_timezone_argument(predict, "read --data and write the forecast in this zone")
+    predict.add_argument("--horizon", type=int, required=True, help="steps to forecast")
+    predict.add_argument("--device", default=None, help="cpu or cuda (default: as saved)")
     predict.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
     predict.set_defaults(func=_cmd_predict)
 
-    bt = sub.add_parser("backtest", help="rolling-origin backtest of one model on a file")
-    bt.add_argument("--model", required=True)
+    bt = command_parser(
+        sub,
+        "backtest",
+        "rolling-origin backtest of one model on a file",
+        [
+            "forecast backtest --model seasonal-naive --param 'season=\"7D\"' --data load.csv \\\n"
+            "      --protocol day-ahead --start 2023-01-01 --end 2023-12-31",
+            "forecast backtest --model naive --data load.csv --start 2023-01-01 --origins 7D \\\n"
+            "      --horizon 24 --output backtest.csv",
+        ],
+    )
+    bt.add_argument("--model", required=True, help="model name, e.g. lstm, seasonal-naive")
     bt.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
-    bt.add_argument("--time-column", default=None)
-    bt.add_argument("--columns", nargs="+", default=None)
-    bt.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    bt.add_argument("--time-column", default=None, help="time column (default: detected)")
+    bt.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
+    _add_param_argument(bt)
     bt.add_argument("--protocol", default=None, help="e.g. day-ahead")
     bt.add_argument("--start", default=None, help="first day of the test period")
     bt.add_argument("--end", default=None, help="last day of the test period")
-    bt.add_argument("--horizon", type=int, default=None)
+    bt.add_argument("--horizon", type=int, default=None, help="steps per forecast")
     bt.add_argument("--origins", default=None, help="e.g. 12:00 (daily) or 7D")
     bt.add_argument("--target", default=None, help="target column (others are covariates)")
     bt.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
     bt.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
     bt.set_defaults(func=_cmd_backtest)
 
-    run = sub.add_parser("run", help="run an experiment spec (TOML): data, backtest, models")
+    run = command_parser(
+        sub,
+        "run",
+        "run an experiment spec (TOML): data, backtest, models",
+        ["forecast run experiments/entsoe_de_day_ahead.toml --output results/entsoe"],
+    )
     run.add_argument("spec", help="TOML file, e.g. experiments/entsoe_de_day_ahead.toml")
     run.add_argument("--output", default=None, help="results folder")
     run.set_defaults(func=_cmd_run)
 
     _optional_commands(sub)
     return parser
+
+
+def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
+    parser.add_argument("--time-column", default=None, help="time column (default: detected)")
+    _add_timezone_argument(parser, "read the timestamps in this zone")
+
+
+def _add_timezone_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--timezone",
+        default=None,
+        metavar="ZONE",
+        help=f"{what}, e.g. Europe/Berlin (default: the file's own UTC offsets; several "
+        "offsets, as in local time across a DST change, are read as UTC)",
+    )
+
+
+def _add_param_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="estimator parameter (JSON value), repeatable",
+    )
 
 
 def _optional_commands(sub) -> None:
@@ -177,8 +303,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError, KeyError) as err:
-        print(f"forecast {args.command}: error: {err}", file=sys.stderr)
+    except (ValueError, TypeError, KeyError, OSError) as err:
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        print(f"forecast {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 

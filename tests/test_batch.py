@@ -268,3 +268,263 @@ def test_module_entry_point_in_a_subprocess(setup, tmp_path):
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith(f"forecast batch: error: input {bad}: ")
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- local time and DST
+BERLIN = "Europe/Berlin"
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory):
+    """A model with ``timezone="Europe/Berlin"`` fitted on Berlin hourly data, and its inputs.
+
+    ``cut(end, start)`` writes the synthetic Berlin series from ``start`` to ``end`` (local
+    wall time, inclusive) as a CSV in local time, i.e. with the offsets of the day.
+    """
+    from forecast.models.baselines import LinearLagForecaster
+
+    folder = tmp_path_factory.mktemp("batch-local")
+    data = make_series(n=24 * 400, tz=BERLIN, start="2022-10-15", name="timestamp", seed=3)
+    est = LinearLagForecaster(lags=[1, 2, 24], calendar=True, timezone=BERLIN)
+    est.fit(data.loc[:"2022-11-15"])  # spans the October 2022 switch
+    est.save(folder / "model")
+
+    def cut(end, start="2022-10-29", suffix=".csv"):
+        frame = data.loc[start:end]
+        path = folder / f"{start}_{end.replace(':', '')}{suffix}"
+        if suffix == ".csv":
+            frame.to_csv(path)  # pandas writes each stamp with its own offset
+        return path, frame
+
+    return {"dir": folder, "model": folder / "model", "est": est, "data": data, "cut": cut}
+
+
+def local_stamps(path):
+    """The timestamp column of a written forecast, as the text in the file."""
+    if path.suffix == ".csv":
+        return pd.read_csv(path, dtype={"timestamp": str})["timestamp"].tolist()
+    return [t.isoformat() for t in pd.read_parquet(path)["timestamp"]]
+
+
+@pytest.mark.parametrize(
+    ("end", "rows", "first", "last"),
+    [
+        # data ending at local midnight of the 26th: the short day, 02:00 does not exist
+        ("2023-03-25 23:00", 23, "2023-03-26T00:00:00+01:00", "2023-03-26T23:00:00+02:00"),
+        # ending at local midnight of the 29th: the long day, 02:00 twice
+        ("2023-10-28 23:00", 25, "2023-10-29T00:00:00+02:00", "2023-10-29T23:00:00+01:00"),
+        # ending at local midnight of the 30th, right after the switch
+        ("2023-10-29 23:00", 24, "2023-10-30T00:00:00+01:00", "2023-10-30T23:00:00+01:00"),
+        # issued at noon: the rest of today and all of the short day
+        ("2023-03-25 11:00", 35, "2023-03-25T12:00:00+01:00", "2023-03-26T23:00:00+02:00"),
+    ],
+)
+def test_day_ahead_on_dst_days_is_the_next_local_day(
+    local, tmp_path, capsys, end, rows, first, last
+):
+    path, history = local["cut"](end)
+    assert pd.read_csv(path)["timestamp"].str[-6:].nunique() == 2  # the input has two offsets
+    code, out, err = run_cli(
+        [
+            "--model",
+            local["model"],
+            "--input",
+            path,
+            "--output",
+            tmp_path / "{date}.csv",
+            "--horizon",
+            "day-ahead",
+            "--no-track",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    written = tmp_path / f"{end[:10]}.csv"  # {date}: local date of the last input stamp
+    assert out.startswith(f"{written}\t{rows} rows")
+    stamps = local_stamps(written)
+    assert (len(stamps), stamps[0], stamps[-1]) == (rows, first, last)
+    parsed = pd.to_datetime(pd.Series(stamps), format="ISO8601", utc=True).dt.tz_convert(BERLIN)
+    assert (parsed.diff().dropna() == pd.Timedelta("1h")).all()  # consecutive instants
+    assert [t.isoformat() for t in parsed] == stamps  # each offset is Berlin's at that instant
+    if rows < 30:
+        assert parsed.dt.strftime("%Y-%m-%d").nunique() == 1  # exactly one local day
+    expected = local["est"].predict(horizon=rows, history=history)
+    values = pd.read_csv(written)["load"].to_numpy()
+    assert values == pytest.approx(expected["load"].to_numpy(), rel=1e-12)
+
+
+def test_date_is_the_local_date_for_data_ending_just_after_local_midnight(local, tmp_path):
+    """The reported case: hourly stamps up to 2023-10-30T00:00+01:00 were named 2023-10-29."""
+    path, _ = local["cut"]("2023-10-30 00:00")
+    result = run_batch(local["model"], path, tmp_path / "fc-{date}.csv", 24, track=False)
+    assert result.path.name == "fc-2023-10-30.csv" and result.issue_date == "2023-10-30"
+    stamps = local_stamps(result.path)
+    assert stamps[0] == "2023-10-30T01:00:00+01:00" and stamps[-1] == "2023-10-31T00:00:00+01:00"
+
+
+def test_csv_parquet_column_and_parquet_index_give_the_same_bytes(local, tmp_path):
+    csv, history = local["cut"]("2023-10-28 23:00")
+    utc_column = tmp_path / "utc-column.parquet"  # a tz-aware UTC column
+    history.tz_convert("UTC").reset_index().to_parquet(utc_column)
+    berlin_index = tmp_path / "berlin-index.parquet"  # a tz-aware Berlin DatetimeIndex
+    history.to_parquet(berlin_index)
+    assert str(pd.read_parquet(utc_column)["timestamp"].dt.tz) == "UTC"
+    bodies = set()
+    for source in (csv, utc_column, berlin_index):
+        for suffix in (".csv", ".parquet"):
+            out = tmp_path / source.stem / f"{{date}}{suffix}"
+            result = run_batch(local["model"], source, out, "day-ahead", track=False)
+            assert result.path.name == f"2023-10-28{suffix}" and result.rows == 25
+            bodies.add((suffix, result.sha256))
+    assert len(bodies) == 2  # one file per format, whatever the input's representation
+    table = pd.read_parquet(tmp_path / "berlin-index" / "2023-10-28.parquet")
+    assert str(table["timestamp"].dt.tz) == BERLIN
+    assert local_stamps(tmp_path / "utc-column" / "2023-10-28.parquet")[2:4] == [
+        "2023-10-29T02:00:00+02:00",
+        "2023-10-29T02:00:00+01:00",
+    ]
+
+
+def test_single_offset_input_is_converted_to_the_given_zone(setup, local, tmp_path):
+    latest = local["data"].loc["2023-03-20":"2023-03-25 23:00"].tz_convert("UTC")
+    path = tmp_path / "utc.csv"
+    latest.to_csv(path)  # +00:00 throughout
+    kept = run_batch(setup["dir"] / "saved", path, tmp_path / "a-{date}.csv", 24, track=False)
+    assert local_stamps(kept.path)[0] == "2023-03-25T23:00:00+00:00"  # no zone: input's own
+    moved = run_batch(
+        setup["dir"] / "saved",
+        path,
+        tmp_path / "b-{date}.csv",
+        "day-ahead",
+        timezone=BERLIN,
+        track=False,
+    )
+    stamps = local_stamps(moved.path)
+    assert moved.path.name == "b-2023-03-25.csv"
+    assert (len(stamps), stamps[0], stamps[-1]) == (
+        23,
+        "2023-03-26T00:00:00+01:00",
+        "2023-03-26T23:00:00+02:00",
+    )
+    same = pd.read_csv(kept.path)["load"].to_numpy()[:23]  # same instants, same model
+    assert pd.read_csv(moved.path)["load"].to_numpy() == pytest.approx(same, rel=1e-15)
+
+
+def test_registered_model_writes_in_the_given_zone(setup, local, tmp_path):
+    path, _ = local["cut"]("2023-10-28 23:00", start="2023-10-20")  # a single offset, +02:00
+    result = run_batch(
+        MODEL, path, tmp_path / "{date}.csv", 3, timezone="UTC", tracking_uri=setup["store"]
+    )
+    assert result.path.name == "2023-10-28.csv"  # 21:00 UTC
+    assert local_stamps(result.path) == [
+        "2023-10-28T22:00:00+00:00",
+        "2023-10-28T23:00:00+00:00",
+        "2023-10-29T00:00:00+00:00",
+    ]
+    params = MlflowClient(setup["store"]).get_run(result.run_id).data.params
+    assert params["timezone"] == "UTC" and params["horizon"] == "3"
+
+
+def test_mixed_offsets_without_a_zone_fail_and_write_nothing(setup, local, tmp_path, capsys):
+    path, _ = local["cut"]("2023-03-25 23:00")
+    saved = setup["dir"] / "saved"  # SeasonalNaive: no timezone parameter
+    code, out, err = run_cli(
+        [
+            "--model",
+            saved,
+            "--input",
+            path,
+            "--output",
+            tmp_path / "out" / "{date}.csv",
+            "--no-track",
+        ],
+        capsys,
+    )
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"forecast batch: error: input {path}: column 'timestamp' has 2 ")
+    assert "UTC offsets (+02:00, +01:00; '2022-10-30 02:00:00+02:00' is followed by " in err
+    assert f"the model {saved} has no timezone parameter: pass --timezone ZONE" in err
+    assert not (tmp_path / "out").exists()
+    code, out, err = run_cli(
+        [
+            "--model",
+            saved,
+            "--input",
+            path,
+            "--output",
+            tmp_path / "out" / "{date}.csv",
+            "--no-track",
+            "--timezone",
+            BERLIN,
+        ],
+        capsys,
+    )
+    assert code == 0 and err == "" and (tmp_path / "out" / "2023-03-25.csv").is_file()
+
+
+@pytest.mark.parametrize(
+    ("zone", "message"),
+    [
+        ("Europe/Berln", "unknown time zone 'Europe/Berln'"),
+        (BERLIN, "timestamps without a UTC offset (such as '2023-03-20 00:00:00')"),
+    ],
+)
+def test_bad_zone_or_naive_input_with_a_zone_is_refused(setup, tmp_path, capsys, zone, message):
+    path = tmp_path / "naive.csv"
+    make_series(24 * 3, start="2023-03-20", name="timestamp").to_csv(path)
+    code, _, err = run_cli(
+        [
+            "--model",
+            setup["dir"] / "saved",
+            "--input",
+            path,
+            "--output",
+            tmp_path / "o.csv",
+            "--timezone",
+            zone,
+            "--no-track",
+        ],
+        capsys,
+    )
+    assert code == 1 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_nan_policy_applies_to_this_run_only(local, tmp_path, capsys):
+    path, history = local["cut"]("2023-10-29 23:00", start="2023-10-25")
+    gap = pd.Timestamp("2023-10-29 02:00+01:00")  # the second 02:00 of the long night
+    frame = pd.read_csv(path)
+    row = int(frame.index[frame["timestamp"] == "2023-10-29 02:00:00+01:00"][0])
+    frame.loc[row, "load"] = float("nan")
+    bad = tmp_path / "gap.csv"
+    frame.to_csv(bad, index=False)
+    saved = {p.name: p.read_bytes() for p in local["model"].iterdir()}
+    args = ["--model", local["model"], "--input", bad, "--no-track", "--horizon", "day-ahead"]
+
+    code, _, err = run_cli([*args, "--output", tmp_path / "r.csv", "--nan-policy", "raise"], capsys)
+    assert code == 1 and err.count("\n") == 1 and not (tmp_path / "r.csv").exists()
+    assert "target column 'load' has 1 non-finite value(s), the first (nan) at " in err
+    assert f"at {gap} (pass --nan-policy interpolate to fill them)" in err
+
+    code, out, err = run_cli(
+        [*args, "--output", tmp_path / "i.csv", "--nan-policy", "interpolate"], capsys
+    )
+    assert code == 0 and err == ""
+    filled = history.copy()  # time interpolation: the mean of the two neighbouring hours
+    filled.loc[gap, "load"] = (history["load"].iloc[row - 1] + history["load"].iloc[row + 1]) / 2
+    expected = local["est"].predict(horizon=24, history=filled)["load"].to_numpy()
+    assert pd.read_csv(tmp_path / "i.csv")["load"].to_numpy() == pytest.approx(expected, rel=1e-12)
+    assert {p.name: p.read_bytes() for p in local["model"].iterdir()} == saved
+    assert local["est"].nan_policy == "raise"
+    code, _, err = run_cli([*args, "--output", tmp_path / "d.csv"], capsys)  # model's own: raise
+    assert code == 1 and "non-finite" in err
+
+
+def test_day_ahead_horizon_needs_a_fixed_step():
+    from forecast.batch.localtime import day_ahead_steps
+
+    last = pd.Timestamp("2023-10-28 23:45", tz=BERLIN)
+    assert day_ahead_steps(last, "15min") == 100  # 25 hours of quarter-hours
+    assert day_ahead_steps(pd.Timestamp("2023-03-25 23:00"), "h") == 24  # naive: wall clock
+    with pytest.raises(ValueError, match="fixed step"):
+        day_ahead_steps(last, pd.offsets.MonthBegin())

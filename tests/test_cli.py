@@ -104,3 +104,134 @@ def test_missing_file_is_one_clear_line(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "does not exist" in err
+
+
+def test_predict_with_wrong_columns_names_them_without_a_traceback(tmp_path, csv):
+    import subprocess
+    import sys
+
+    path, df = csv
+    model_dir = tmp_path / "model"
+    assert main(["fit", "--model", "naive", "--data", str(path), "--out", str(model_dir)]) == 0
+    wrong = tmp_path / "wrong.csv"
+    df.rename(columns={"load": "demand"}).rename_axis("timestamp").to_csv(wrong)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "forecast.cli",
+            "predict",
+            "--model",
+            str(model_dir),
+            "--data",
+            str(wrong),
+            "--horizon",
+            "2",
+            "--output",
+            str(tmp_path / "fc.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (
+        f"forecast predict: error: {wrong} lacks column(s) ['load'] that the model {model_dir} "
+        "needs; found ['demand']\n"
+    )
+    assert not (tmp_path / "fc.csv").exists()
+
+
+def test_fit_with_a_missing_column_names_it(tmp_path, csv, capsys):
+    path, _ = csv
+    args = ["fit", "--model", "naive", "--data", str(path), "--columns", "load", "price"]
+    assert main([*args, "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"forecast fit: error: {path} lacks column(s) ['price']; found ['load']\n"
+
+
+def test_predict_reads_and_writes_in_the_given_zone(tmp_path, capsys):
+    data = make_series(24 * 4, tz="Europe/Berlin", start="2023-10-26")
+    path = tmp_path / "local.csv"
+    data.rename_axis("timestamp").to_csv(path)  # +02:00, then +01:00 from 29 October
+    model_dir = tmp_path / "model"
+    assert main(["fit", "--model", "naive", "--data", str(path), "--out", str(model_dir)]) == 0
+    capsys.readouterr()
+    args = ["predict", "--model", str(model_dir), "--data", str(path), "--horizon", "2"]
+    assert main(args) == 0  # several offsets and no zone: read in UTC, as before
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        f"2023-10-29T22:00:00+00:00,{float(data['load'].iloc[-1])!r}",
+        f"2023-10-29T23:00:00+00:00,{float(data['load'].iloc[-1])!r}",
+    ]
+    assert main([*args, "--timezone", "Europe/Berlin"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "timestamp,load",
+        f"2023-10-29T23:00:00+01:00,{float(data['load'].iloc[-1])!r}",
+        f"2023-10-30T00:00:00+01:00,{float(data['load'].iloc[-1])!r}",
+    ]
+
+
+@pytest.fixture
+def width80(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps to the terminal width
+
+
+def help_text(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--help"])
+    assert stop.value.code == 0
+    return capsys.readouterr().out
+
+
+COMMANDS = [
+    [],
+    ["demo"],
+    ["fit"],
+    ["predict"],
+    ["backtest"],
+    ["run"],
+    ["data"],
+    ["data", "list"],
+    ["data", "fetch"],
+    ["batch"],
+]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a) or "forecast")
+def test_help_is_plain_text_with_a_summary_and_examples(argv, capsys, width80):
+    text = help_text(argv, capsys)
+    prog = " ".join(["forecast", *argv])
+    assert text.startswith(f"usage: {prog} ")
+    for markup in ("``", ":func:", ":class:", "\x1b", "Parameters\n", "----"):
+        assert markup not in text, markup
+    description = text.split("\n\n")[1]
+    assert "\n" not in description and description.endswith(".")  # one line
+    examples = text.split("examples:\n")[1].split("\n\n")[0].splitlines()
+    assert examples and all(
+        line.startswith("  forecast ") for line in examples if line[:3] != "   "
+    )
+    assert max(len(line) for line in text.splitlines()) <= 100  # raw epilogs are not wrapped
+
+
+def test_top_level_help_lists_every_command_with_one_line(capsys, width80):
+    text = help_text([], capsys)
+    listed = text.split("  COMMAND\n")[1].split("\n\noptions:")[0]
+    names = [line.split()[0] for line in listed.splitlines() if line.startswith("    ")]
+    assert names == ["demo", "fit", "predict", "backtest", "run", "data", "batch"]
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("ett-h1", "or download it with `forecast data fetch ett-h1`"),
+        ("smard-de", "or get it as data/README.md describes ('smard-de' has no public download)"),
+        ("opsd-60min", "`forecast data fetch opsd-60min --sha256 <digest>` (no checksum is"),
+    ],
+)
+def test_missing_dataset_message_says_how_to_get_it(tmp_path, name, hint):
+    from forecast.datasets import load
+
+    with pytest.raises(FileNotFoundError) as err:
+        load(name, data_dir=tmp_path)
+    assert str(err.value).endswith(hint) or hint in str(err.value)
+    assert "with see" not in str(err.value)

@@ -52,3 +52,99 @@ def test_read_errors_name_file_and_value(tmp_path):
 def _touch(path):
     path.write_text("{}")
     return path
+
+
+BERLIN = "Europe/Berlin"
+
+
+@pytest.fixture
+def dst_csv(tmp_path):
+    """Berlin local time across the October 2023 switch: +02:00, then +01:00."""
+    df = make_series(6, tz=BERLIN, start="2023-10-29 00:00", name="timestamp")
+    path = tmp_path / "local.csv"
+    df.to_csv(path)
+    return path, df
+
+
+def test_several_offsets_are_read_in_the_given_zone_or_utc_or_refused(dst_csv):
+    from forecast.io import MixedOffsetsError
+
+    path, df = dst_csv
+    local = read_frame(path, timezone=BERLIN)
+    assert str(local.index.tz) == BERLIN and (local.index == df.index).all()
+    assert [t.strftime("%H:%M%z") for t in local.index[1:4]] == [
+        "01:00+0200",
+        "02:00+0200",
+        "02:00+0100",
+    ]
+    utc = read_frame(path)  # the default keeps the old reading: exact instants in UTC
+    assert str(utc.index.tz) == "UTC" and (utc.index == df.index).all()
+    with pytest.raises(MixedOffsetsError) as err:
+        read_frame(path, mixed_offsets="raise")
+    assert str(err.value) == (
+        f"{path}: column 'timestamp' has 2 different UTC offsets (+02:00, +01:00; "
+        "'2023-10-29 02:00:00+02:00' is followed by '2023-10-29 02:00:00+01:00'), as local time "
+        "has across a daylight-saving change: pass timezone= (CLI --timezone), e.g. "
+        "'Europe/Berlin', to read them in that zone"
+    )
+
+
+def test_one_offset_is_kept_or_converted(tmp_path):
+    df = make_series(3, tz="UTC", start="2023-03-26 00:00", name="timestamp")
+    path = tmp_path / "utc.csv"
+    df.to_csv(path)
+    assert str(read_frame(path, mixed_offsets="raise").index.tz) == "UTC"
+    local = read_frame(path, timezone=BERLIN)
+    assert [t.isoformat() for t in local.index] == [
+        "2023-03-26T01:00:00+01:00",
+        "2023-03-26T03:00:00+02:00",
+        "2023-03-26T04:00:00+02:00",
+    ]
+
+
+def test_parquet_tz_aware_index_and_column_are_converted(tmp_path):
+    df = make_series(4, tz="UTC", start="2023-10-29 00:00", name="timestamp")
+    df.to_parquet(tmp_path / "index.parquet")
+    df.reset_index().to_parquet(tmp_path / "column.parquet")
+    for name in ("index.parquet", "column.parquet"):
+        back = read_frame(tmp_path / name, timezone=BERLIN)
+        assert [t.strftime("%H%z") for t in back.index] == [
+            "02+0200",
+            "02+0100",
+            "03+0100",
+            "04+0100",
+        ]
+        assert list(back.columns) == ["load"]
+
+
+def test_zone_errors_name_the_problem(tmp_path):
+    naive = tmp_path / "naive.csv"
+    make_series(3, name="timestamp").to_csv(naive)
+    with pytest.raises(ValueError, match=r"naive.csv: column 'timestamp' has timestamps without"):
+        read_frame(naive, timezone=BERLIN)
+    assert read_frame(naive).index.tz is None  # without a zone naive stays naive
+    with pytest.raises(ValueError, match="unknown time zone 'Mars/Olympus'"):
+        read_frame(naive, timezone="Mars/Olympus")
+    half = tmp_path / "half.csv"
+    half.write_text("timestamp,load\n2023-10-29T01:00+02:00,1\n2023-10-29 02:00,2\n")
+    with pytest.raises(
+        ValueError,
+        match="with and without a UTC offset, the first without at row 1: '2023-10-29 02:00'",
+    ):
+        read_frame(half)
+
+
+def test_csv_timestamps_are_iso_with_offsets_and_read_back(tmp_path, dst_csv):
+    _, df = dst_csv
+    path = write_frame(df, tmp_path / "out.csv")
+    lines = path.read_text().splitlines()
+    assert lines[0] == "timestamp,load"
+    assert [line.split(",")[0] for line in lines[3:5]] == [
+        "2023-10-29T02:00:00+02:00",
+        "2023-10-29T02:00:00+01:00",
+    ]
+    assert (read_frame(path, timezone=BERLIN).index == df.index).all()
+    naive = write_frame(make_series(2, name="t"), tmp_path / "naive.csv").read_text()
+    assert naive.splitlines()[1].startswith("2023-01-01T00:00:00,")
+    fine = make_series(2, freq="250ms", tz="UTC")
+    assert "T00:00:00.250000+00:00," in write_frame(fine, tmp_path / "ms.csv").read_text()

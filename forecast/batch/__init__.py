@@ -2,17 +2,25 @@ r"""Scheduled batch forecasts: ``forecast batch --model URI --input FILE --outpu
 
 One call loads a model, reads the latest data, forecasts and writes the forecast file::
 
-    forecast batch --model models:/power-load-de@champion \
-                   --input latest.csv --output "forecasts/{date}.parquet"
+    forecast batch --model models:/power-load-de@champion --input latest.csv \
+                   --output "forecasts/{date}.parquet" --timezone Europe/Berlin \
+                   --horizon day-ahead
 
 * ``--model``: a ``models:/name@alias`` or ``models:/name/version`` URI, a ``runs:/`` URI,
   any other MLflow model URI, or a local folder (an MLflow model with an ``MLmodel`` file,
   or a folder written by :func:`forecast.persistence.save`).
 * ``--input``: CSV or Parquet with a time column (``timestamp``, ``time``, ...; see
   :func:`forecast.io.read_frame`) or a Parquet DatetimeIndex, and the model's columns.
+* ``--timezone``: the local zone of the run (default: the model's ``timezone`` parameter
+  when it has one). Stamps with UTC offsets are read in it and the forecast is written in
+  it. Without a zone the input's own stamps are kept; input in several offsets (local time
+  across a DST change) is then refused, never silently read as UTC.
+* ``--horizon``: steps, or ``day-ahead`` for every step up to the end of the next whole
+  local day (23, 24 or 25 hours; see :func:`forecast.batch.localtime.day_ahead_steps`).
+* ``--nan-policy``: ``raise`` or ``interpolate`` missing input values for this run (the
+  saved model is not changed).
 * ``--output``: ``.csv`` or ``.parquet``; ``{date}`` expands to the *issue date*, the
-  calendar date (``YYYY-MM-DD``) of the last input timestamp, read in the input's own time
-  zone (in UTC for ``...Z`` stamps).
+  local calendar date (``YYYY-MM-DD``) of the last input timestamp.
 
 The file is written atomically (a temporary file in the target folder, then
 ``os.replace``), so readers never see half a file and a failure leaves nothing behind. Its
@@ -32,17 +40,21 @@ from forecast.batch.files import (
     select_history,
     write_atomic,
 )
+from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps, model_timezone
 from forecast.batch.run import BATCH_EXPERIMENT, BatchResult, load_forecaster, run_batch
 
 __all__ = [
     "BATCH_EXPERIMENT",
+    "DAY_AHEAD",
     "BatchError",
     "BatchResult",
     "add_batch_parser",
+    "day_ahead_steps",
     "forecast_table",
     "issue_date",
     "load_forecaster",
     "main",
+    "model_timezone",
     "output_path",
     "read_input",
     "run_batch",

@@ -10,8 +10,12 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from forecast._validation import NAN_POLICIES
 from forecast.batch.files import BatchError, _first_line
+from forecast.batch.localtime import DAY_AHEAD
 from forecast.batch.run import BATCH_EXPERIMENT, run_batch
+
+_API_HINT = "pass nan_policy='interpolate'"  # the estimators' advice, in Python terms
 
 
 def add_batch_parser(subparsers) -> argparse.ArgumentParser:
@@ -29,14 +33,40 @@ def add_batch_parser(subparsers) -> argparse.ArgumentParser:
     """
     parser = subparsers.add_parser(
         "batch",
-        help="forecast from the latest data with a stored model (for cron/systemd)",
+        help="scheduled forecast from the latest data with a stored model",
         description=_DESCRIPTION,
+        epilog=_EPILOG.format(prog="forecast batch"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_arguments(parser)
     return parser
 
 
 _DESCRIPTION = "Load a model, forecast from the latest data, write the forecast atomically."
+
+_EPILOG = """\
+{{date}} in --output is the issue date: the local date (YYYY-MM-DD) of the last input
+timestamp. Local means --timezone, else the model's timezone parameter, else the input's
+own offset; input in several UTC offsets (local time across a DST change) needs a zone.
+
+examples:
+  {prog} --model models:/power-load-de@champion --input latest.csv \\
+      --output 'forecasts/{{date}}.parquet' --timezone Europe/Berlin --horizon day-ahead
+  {prog} --model models/snaive --input latest.parquet --output forecast.csv \\
+      --horizon 24 --nan-policy interpolate --no-track
+"""
+
+
+def _horizon(text: str) -> int | str:
+    if text == DAY_AHEAD:
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive int or {DAY_AHEAD}, got {text!r}")
+    return value
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,13 +79,29 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output",
         required=True,
-        help="forecast file (.csv or .parquet); {date} = issue date YYYY-MM-DD",
+        help="forecast file (.csv or .parquet); {date} = local issue date YYYY-MM-DD",
     )
     parser.add_argument(
         "--horizon",
-        type=int,
+        type=_horizon,
         default=None,
-        help="steps to forecast (default: the model's horizon, else 24)",
+        metavar="{N,day-ahead}",
+        help="steps to forecast (default: the model's horizon, else 24); day-ahead: up to "
+        "the end of the next whole local day (23/24/25 hours)",
+    )
+    parser.add_argument(
+        "--timezone",
+        default=None,
+        metavar="ZONE",
+        help="read the input and write the forecast in this zone, e.g. Europe/Berlin "
+        "(default: the model's timezone parameter, else the input's own offsets)",
+    )
+    parser.add_argument(
+        "--nan-policy",
+        choices=NAN_POLICIES,
+        default=None,
+        help="missing input values: raise, or interpolate them (default: the model's own "
+        "nan_policy; the saved model is not changed)",
     )
     parser.add_argument("--time-column", default=None, help="time column of the input")
     parser.add_argument(
@@ -106,13 +152,16 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 args.output,
                 args.horizon,
                 time_column=args.time_column,
+                timezone=args.timezone,
+                nan_policy=args.nan_policy,
                 tracking_uri=args.tracking_uri,
                 track=not args.no_track,
                 experiment=args.experiment,
                 device=args.device,
             )
     except BatchError as err:
-        print(f"forecast batch: error: {err}", file=sys.stderr)
+        message = str(err).replace(_API_HINT, "pass --nan-policy interpolate")
+        print(f"forecast batch: error: {message}", file=sys.stderr)
         return 1
     except Exception as err:  # unexpected: still one line, never a traceback in cron mail
         print(f"forecast batch: error: {type(err).__name__}: {_first_line(err)}", file=sys.stderr)
@@ -123,7 +172,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``python -m forecast.batch`` (the same options as ``forecast batch``)."""
-    parser = argparse.ArgumentParser(prog="python -m forecast.batch", description=_DESCRIPTION)
+    parser = argparse.ArgumentParser(
+        prog="python -m forecast.batch",
+        description=_DESCRIPTION,
+        epilog=_EPILOG.format(prog="python -m forecast.batch"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_arguments(parser)
     args = parser.parse_args(argv)
     return args.func(args)

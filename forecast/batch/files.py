@@ -27,7 +27,9 @@ def _first_line(err: BaseException) -> str:
     return text.splitlines()[0]
 
 
-def read_input(path: str | os.PathLike, time_column: str | None = None) -> pd.DataFrame:
+def read_input(
+    path: str | os.PathLike, time_column: str | None = None, timezone: str | None = None
+) -> pd.DataFrame:
     """Read the latest data: a CSV or Parquet file with timestamps, not empty.
 
     Parameters
@@ -36,21 +38,57 @@ def read_input(path: str | os.PathLike, time_column: str | None = None) -> pd.Da
         CSV or Parquet file.
     time_column : str, optional
         Name of the time column (default: detected, see :func:`forecast.io.read_frame`).
+    timezone : str, optional
+        Zone to read the timestamps in; without it, stamps in several UTC offsets are
+        refused.
 
     Returns
     -------
     DataFrame
-        Indexed by the parsed timestamps.
+        Indexed by the parsed timestamps (in ``timezone`` when given).
     """
-    from forecast.io import read_frame
+    frame, mixed = read_latest(path, time_column, timezone)
+    if mixed is not None:
+        raise BatchError(mixed_offsets_message(path, mixed, None))
+    return frame
 
+
+def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str | None):
+    """Read the input; stamps in several offsets without ``timezone`` are read in UTC.
+
+    Returns
+    -------
+    frame : DataFrame
+        Indexed by the parsed timestamps.
+    mixed : forecast.io.MixedOffsetsError or None
+        Set when the stamps have several UTC offsets and no ``timezone`` was given (the
+        frame is then in UTC, for the caller to convert or refuse).
+    """
+    from forecast.io import MixedOffsetsError, read_frame
+
+    mixed = None
     try:
-        frame = read_frame(path, time_column)
+        try:
+            frame = read_frame(path, time_column, timezone=timezone, mixed_offsets="raise")
+        except MixedOffsetsError as err:
+            mixed = err
+            frame = read_frame(path, time_column, timezone="UTC")
     except Exception as err:  # parser errors of pandas/pyarrow on corrupted files included
         raise BatchError(_about_input(path, err)) from err
     if frame.empty:
         raise BatchError(f"input {path} has no rows")
-    return frame
+    return frame, mixed
+
+
+def mixed_offsets_message(path, err, model: str | None) -> str:
+    """Return the one line refusing input in several UTC offsets when no zone is known."""
+    where = err.where.removeprefix(f"{path}: ")
+    why = f"; the model {model} has no timezone parameter" if model else ""
+    return (
+        f"input {path}: {where} has {err.detail}, as local time has across a daylight-saving "
+        f"change{why}: pass --timezone ZONE (e.g. Europe/Berlin) to read it in that zone; "
+        "nothing was written"
+    )
 
 
 def select_history(frame: pd.DataFrame, estimator: Any, path: str | os.PathLike = "input"):
@@ -91,7 +129,11 @@ def _about_input(path, err: BaseException) -> str:
 
 
 def issue_date(history: pd.DataFrame) -> str:
-    """Return the issue date: ``YYYY-MM-DD`` of the last input timestamp, in its time zone."""
+    """Return the issue date: ``YYYY-MM-DD`` of the last input timestamp, in its time zone.
+
+    The batch converts the history to its local zone first (``--timezone`` or the model's
+    ``timezone``), so this is the local calendar date.
+    """
     return pd.Timestamp(history.index.max()).strftime("%Y-%m-%d")
 
 

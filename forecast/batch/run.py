@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,13 @@ from forecast.batch.files import (
     _first_line,
     forecast_table,
     issue_date,
+    mixed_offsets_message,
     output_path,
-    read_input,
+    read_latest,
     select_history,
     write_atomic,
 )
+from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps, model_timezone, to_zone
 
 BATCH_EXPERIMENT = "forecast-batch"
 
@@ -38,7 +41,7 @@ class BatchResult:
     rows : int
         Forecast rows written.
     issue_date : str
-        ``YYYY-MM-DD`` of the last input timestamp.
+        ``YYYY-MM-DD`` of the last input timestamp, in local time.
     input_sha256 : str
         Content fingerprint of the input history.
     run_id : str or None
@@ -127,9 +130,11 @@ def run_batch(
     model: str | os.PathLike,
     input: str | os.PathLike,
     output: str | os.PathLike,
-    horizon: int | None = None,
+    horizon: int | str | None = None,
     *,
     time_column: str | None = None,
+    timezone: str | None = None,
+    nan_policy: str | None = None,
     tracking_uri: str | None = None,
     track: bool = True,
     experiment: str = BATCH_EXPERIMENT,
@@ -145,11 +150,21 @@ def run_batch(
         CSV or Parquet file with the latest history.
     output : str or path-like
         ``.csv`` or ``.parquet`` file; ``{date}`` becomes the issue date (``YYYY-MM-DD`` of
-        the last input timestamp, in the input's time zone).
-    horizon : int, optional
-        Steps to forecast (default: the model's ``horizon`` parameter, else 24).
+        the last input timestamp in local time, see ``timezone``).
+    horizon : int or "day-ahead", optional
+        Steps to forecast (default: the model's ``horizon`` parameter, else 24), or
+        ``"day-ahead"``: every step up to the end of the next whole local day (24 hours, 23
+        or 25 on DST days; see :func:`forecast.batch.localtime.day_ahead_steps`).
     time_column : str, optional
         Time column of the input (default: detected).
+    timezone : str, optional
+        Local zone of the run (default: the model's ``timezone`` parameter when it has
+        one). Input stamps with UTC offsets (one or several) are read in it, and the
+        forecast is written in it. Without a zone the input's own stamps are kept, and input
+        in several offsets (local time across a DST change) is refused.
+    nan_policy : {"raise", "interpolate"}, optional
+        Override the model's ``nan_policy`` for this run only (the saved model is
+        unchanged).
     tracking_uri : str, optional
         Store for model URIs and for the batch run (default ``MLFLOW_TRACKING_URI`` or
         ``sqlite:///mlflow.db``).
@@ -170,24 +185,26 @@ def run_batch(
         Bad input, missing model or failed forecast; nothing was written.
     """
     from forecast.tracking import fingerprint
-    from forecast.tracking.pyfunc import default_horizon
 
-    output_path(output, "")  # check the suffix before any work
+    output_path(output, "")  # check the suffix and the options before any work
+    _check_options(horizon, timezone, nan_policy)
     if not Path(input).is_file():
         raise BatchError(f"input {input} does not exist")
-    frame = read_input(input, time_column)  # a corrupted file fails before the model loads
+    frame, mixed = read_latest(input, time_column, timezone)  # fails before the model loads
     estimator, predict = load_forecaster(model, tracking_uri, device)
-    history = select_history(frame, estimator, input)
-    steps = int(horizon) if horizon is not None else default_horizon(estimator)
-    if steps < 1:
-        raise BatchError(f"horizon must be a positive int, got {steps}")
-    try:
-        forecast = predict(history, steps)
-    except Exception as err:
-        raise BatchError(f"forecast from {input} failed: {_first_line(err)}") from err
+    zone = timezone or model_timezone(estimator)
+    if mixed is not None and zone is None:
+        raise BatchError(mixed_offsets_message(input, mixed, os.fspath(model)))
+    history = select_history(to_zone(frame, zone), estimator, input)
+    steps = _steps(horizon, estimator, history)
+    with _nan_policy(estimator, nan_policy, model):
+        try:
+            forecast = predict(history, steps)
+        except Exception as err:
+            raise BatchError(f"forecast from {input} failed: {_first_line(err)}") from err
     date = issue_date(history)
     path = output_path(output, date)
-    table = forecast_table(forecast)
+    table = forecast_table(to_zone(forecast, zone))
     digest = write_atomic(table, path)
     result = BatchResult(path, digest, len(table), date, fingerprint(history))
     if track:
@@ -197,14 +214,59 @@ def run_batch(
             estimator,
             os.fspath(model),
             os.fspath(input),
-            steps,
+            {"horizon": steps, "timezone": zone, "nan_policy": nan_policy},
             tracking_uri,
             experiment,
         )
     return result
 
 
-def _log_batch_run(result, history, estimator, model, input_path, horizon, uri, experiment):
+def _check_options(horizon, timezone, nan_policy) -> None:
+    from forecast._validation import NAN_POLICIES
+    from forecast.io import check_timezone
+
+    if isinstance(horizon, str) and horizon != DAY_AHEAD:
+        raise BatchError(f"horizon must be a positive int or {DAY_AHEAD!r}, got {horizon!r}")
+    if timezone is not None:
+        try:
+            check_timezone(timezone)
+        except ValueError as err:
+            raise BatchError(str(err)) from err
+    if nan_policy is not None and nan_policy not in NAN_POLICIES:
+        raise BatchError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
+
+
+def _steps(horizon, estimator, history: pd.DataFrame) -> int:
+    from forecast.tracking.pyfunc import default_horizon
+
+    if horizon == DAY_AHEAD:
+        try:
+            return day_ahead_steps(history.index.max(), estimator.freq_)
+        except ValueError as err:
+            raise BatchError(str(err)) from err
+    steps = int(horizon) if horizon is not None else default_horizon(estimator)
+    if steps < 1:
+        raise BatchError(f"horizon must be a positive int, got {steps}")
+    return steps
+
+
+@contextmanager
+def _nan_policy(estimator: Any, policy: str | None, model) -> Iterator[None]:
+    """Set the estimator's ``nan_policy`` for one forecast, then restore it."""
+    if policy is None:
+        yield
+        return
+    if "nan_policy" not in estimator.get_params(deep=False):
+        raise BatchError(f"model {os.fspath(model)} has no nan_policy parameter to override")
+    saved = estimator.get_params(deep=False)["nan_policy"]
+    estimator.set_params(nan_policy=policy)
+    try:
+        yield
+    finally:
+        estimator.set_params(nan_policy=saved)
+
+
+def _log_batch_run(result, history, estimator, model, input_path, options, uri, experiment):
     """Log the batch run; a tracking failure is reported but does not undo the forecast."""
     from forecast.tracking import _runs
     from forecast.tracking._store import client as make_client
@@ -226,7 +288,7 @@ def _log_batch_run(result, history, estimator, model, input_path, horizon, uri, 
                 "model": model,
                 "input": str(Path(input_path).resolve()),
                 "output": str(result.path.resolve()),
-                "horizon": horizon,
+                **{k: v for k, v in options.items() if v is not None},
             },
         )
         _runs.log_tags(

@@ -278,9 +278,21 @@ def load(name: str, data_dir: str | Path | None = None, **options):
     root = resolve_data_dir(data_dir, name)
     folder = root / info.folder
     if not _is_available(info, root):
-        hint = f"`forecast data fetch {name}`" if info.files() else "see data/README.md"
         raise FileNotFoundError(
             f"dataset {name!r} not found in {folder}; set {ENV_VAR} or pass data_dir= to the "
-            f"folder holding {info.folder}/, or download it with {hint}"
+            f"folder holding {info.folder}/, or {_how_to_get(info)}"
         )
     return info.loader(folder, **options)
+
+
+def _how_to_get(info: DatasetInfo) -> str:
+    """Return how to get a missing dataset: the fetch command, else data/README.md."""
+    files = list(info.files())
+    if not files:
+        return f"get it as data/README.md describes ({info.name!r} has no public download)"
+    if any(sha is None for _, _, sha in files):
+        return (
+            f"download it with `forecast data fetch {info.name} --sha256 <digest>` (no "
+            "checksum is pinned; see data/README.md)"
+        )
+    return f"download it with `forecast data fetch {info.name}`"

@@ -62,18 +62,41 @@ def add_data_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
     data = subparsers.add_parser(
         "data",
         help="list the dataset catalogue or download a dataset",
-        description="Dataset catalogue. The data folder is --data-dir, else $FORECAST_DATA_DIR, "
-        "else ../shared/data, else data/cache (fetch writes to data/cache by default).",
+        description="List the dataset catalogue or download a dataset.",
+        epilog="The data folder is --data-dir, else $FORECAST_DATA_DIR, else ../shared/data,\n"
+        "else data/cache (where fetch writes by default).\n\n"
+        + _examples("forecast data list -v", "forecast data fetch ett-h1"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = data.add_subparsers(dest="data_command", metavar="{list,fetch}", required=True)
 
-    show = actions.add_parser("list", help="show datasets and whether they are available locally")
+    show = actions.add_parser(
+        "list",
+        help="show datasets and whether they are available locally",
+        description="Show the datasets of the catalogue and whether they are available locally.",
+        epilog=_examples("forecast data list", "forecast data list --data-dir /srv/data -v"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     show.add_argument("--data-dir", default=None, help="data folder to look in")
     show.add_argument("-v", "--verbose", action="store_true", help="also show source and licence")
     show.set_defaults(func=_cmd_list)
 
-    get = actions.add_parser("fetch", help="download a dataset (sha256-verified, atomic)")
-    get.add_argument("name", choices=sorted(DATASETS), help="catalogue name")
+    get = actions.add_parser(
+        "fetch",
+        help="download a dataset (sha256-verified, atomic)",
+        description="Download a dataset, check its sha256 and write it atomically.",
+        epilog="names: "
+        + " ".join(DATASETS)
+        + "\n\n"
+        + _examples(
+            "forecast data fetch entsoe-de",
+            "forecast data fetch opsd-60min --sha256 HEX_DIGEST --data-dir data/cache",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    get.add_argument(
+        "name", choices=sorted(DATASETS), metavar="NAME", help="catalogue name (see below)"
+    )
     get.add_argument("--data-dir", default=None, help="target data folder (default data/cache)")
     get.add_argument("--force", action="store_true", help="download again even if present")
     get.add_argument("--sha256", default=None, help="expected checksum (single-file datasets)")
@@ -82,3 +105,7 @@ def add_data_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
     )
     get.set_defaults(func=_cmd_fetch)
     return data
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
