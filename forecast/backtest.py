@@ -194,7 +194,11 @@ def backtest(
         t0 = time.perf_counter()
         for steps in np.unique(plan.last_pos[chunk] - plan.origin_pos[chunk]):
             group = chunk[(plan.last_pos[chunk] - plan.origin_pos[chunk]) == steps]
-            parts.append(fitted.predict_origins(history, index[plan.origin_pos[group]], int(steps)))
+            parts.append(
+                fitted.predict_origins(
+                    history, index[plan.origin_pos[group]], int(steps), max_horizon=None
+                )
+            )
         predict_s = time.perf_counter() - t0
         fold_rows.append(
             {
