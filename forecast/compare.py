@@ -13,9 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from forecast import progress
 from forecast._memory import PeakRSS
 from forecast.backtest import BacktestResult, backtest
+from forecast.progress import progress_context
 
 __all__ = ["ComparisonResult", "compare"]
 
@@ -192,7 +192,7 @@ def _run(named: dict, data, report: bool, backtest_kwargs: dict) -> tuple[dict, 
     for k, (model_name, estimator) in enumerate(named.items(), start=1):
         who = f"compare: model {k}/{len(named)} "
         memory.start()
-        with progress.progress_context(report=report, who=who, name=model_name):
+        with progress_context(report=report, who=who, name=model_name):
             result = backtest(estimator, data, **backtest_kwargs)
         peaks[model_name] = peak = memory.peak_mb()
         _check_same_folds(results, model_name, result)
