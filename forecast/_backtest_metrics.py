@@ -114,3 +114,33 @@ def _mase_scales(frames: dict, targets: list, first_origin, season, index) -> di
                 )
             scales[(key, column)] = scale
     return scales
+
+
+def special_day_scores(forecasts: pd.DataFrame, special_days, timezone: str) -> dict[str, float]:
+    """MAPE on the scored values that fall on special days, all targets pooled.
+
+    Parameters
+    ----------
+    forecasts : DataFrame
+        Tidy forecasts of a backtest (``time``, ``y_true``, ``y_pred``).
+    special_days : str or list of date-like
+        ``"holidays-DE"`` or explicit dates (see :mod:`forecast._special_days`).
+    timezone : str
+        Time zone whose calendar days count.
+
+    Returns
+    -------
+    dict
+        ``mape_special`` (NaN when no scored value falls on a special day) and
+        ``n_special`` (values scored on special days).
+    """
+    from forecast._special_days import special_mask
+    from forecast.metrics import mape
+
+    y_true = forecasts["y_true"].to_numpy(dtype=float)
+    mask = special_mask(forecasts["time"], special_days, timezone) & np.isfinite(y_true)
+    n = int(mask.sum())
+    value = (
+        float(mape(y_true[mask], forecasts["y_pred"].to_numpy(dtype=float)[mask])) if n else np.nan
+    )
+    return {"mape_special": value, "n_special": n}

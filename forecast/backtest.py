@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from forecast import _validation as V
+from forecast import progress
 from forecast._backtest_metrics import resolve_metrics, score_tables
 from forecast._schedule import (
     Plan,
@@ -181,13 +182,14 @@ def backtest(
     )
     chunks = refit_chunks(len(plan.origin_pos), refit_every)
     parts, fold_rows, fitted = [], [], None
-    for chunk in chunks:
+    for k, chunk in enumerate(chunks, start=1):
         first = int(plan.origin_pos[chunk[0]])
         lo, hi = train_bounds(index, first, window, train_size)
         train = _slice(frames, kind, lo, hi)
         fitted = clone(estimator)
         t0 = time.perf_counter()
-        fitted.fit(train)
+        with progress.fold(name or type(estimator).__name__, k, len(chunks), _n_rows(train, kind)):
+            fitted.fit(train)
         fit_s = time.perf_counter() - t0
         last_needed = index[int(plan.last_pos[chunk].max())]
         history = _slice(frames, kind, lo, last_needed)

@@ -107,9 +107,13 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from forecast.progress import log_to_stderr
     from forecast.spec import run_spec
 
-    table = run_spec(args.spec, args.output)
+    with contextlib.nullcontext() if args.quiet else log_to_stderr():
+        table = run_spec(args.spec, args.output, progress=not args.quiet)
     print(table.to_markdown(floatfmt=".3f"))
     return 0
 
@@ -257,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("spec", help="TOML file, e.g. experiments/entsoe_de_day_ahead.toml")
     run.add_argument("--output", default=None, help="results folder")
+    run.add_argument(
+        "--quiet", action="store_true", help="no progress on stderr (models, folds, epochs)"
+    )
     run.set_defaults(func=_cmd_run)
 
     _optional_commands(sub)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -12,11 +13,17 @@ from typing import Any
 
 import pandas as pd
 
+from forecast._memory import PeakRSS
 from forecast.backtest import BacktestResult, backtest
+from forecast.progress import progress_context
 
 __all__ = ["ComparisonResult", "compare"]
 
 TIME_COLUMNS = ("fit_seconds", "predict_seconds", "backtest_seconds", "n_fits")
+MEMORY_COLUMNS = ("peak_rss_mb", "process_peak_rss_mb")
+NOT_METRICS = ("n", "n_special", *TIME_COLUMNS, *MEMORY_COLUMNS)
+
+_log = logging.getLogger("forecast.compare")
 
 
 @dataclass
@@ -27,8 +34,13 @@ class ComparisonResult:
     ----------
     table : DataFrame
         One row per model (in the order given): the overall metrics, ``n`` (values scored),
-        ``fit_seconds``, ``predict_seconds``, ``backtest_seconds`` (the whole backtest,
-        fits included) and ``n_fits``.
+        with ``special_days`` also ``mape_special`` and ``n_special`` (MAPE and values
+        scored on special days), then ``fit_seconds``, ``predict_seconds``,
+        ``backtest_seconds`` (the whole backtest, fits included), ``n_fits`` and
+        ``peak_rss_mb``: the peak resident memory of the process during that model's
+        backtest, in MiB (everything the process holds counts, the data included). Where
+        the peak cannot be reset per model (not Linux), the column is
+        ``process_peak_rss_mb``, the peak since the process started.
     results : dict of str to BacktestResult
         The full backtest of each model.
     plots : dict of str to Path
@@ -59,6 +71,8 @@ def compare(
     n_sample_days: int = 3,
     unit: str = "",
     plot_prefix: str = "",
+    special_days: str | Sequence | None = None,
+    progress: bool = True,
     **backtest_kwargs: Any,
 ) -> ComparisonResult:
     """Backtest several estimators on the same folds and tabulate them.
@@ -87,6 +101,13 @@ def compare(
         Unit of the target for plot axes, e.g. ``"MW"``.
     plot_prefix : str
         Prefix of the PNG file names (several comparisons in one folder).
+    special_days : str or list of date-like, optional
+        Also score the MAPE on special days (``mape_special``): ``"holidays-DE"`` (German
+        public holidays, national or in any state, bridge days and 24 December to 1
+        January) or a list of dates; days are local days in ``timezone``.
+    progress : bool
+        Report each model and its epochs (see :mod:`forecast.progress`); False silences
+        the epochs even of verbose estimators.
     **backtest_kwargs
         Everything else goes to :func:`~forecast.backtest.backtest` (``protocol``,
         ``start``, ``end``, ``horizon``, ``refit_every``, ``metrics``, ...).
@@ -99,21 +120,21 @@ def compare(
     if "tracker" in backtest_kwargs or "name" in backtest_kwargs:
         raise TypeError("compare passes tracker and name to backtest itself")
     named = _named(models)
+    if special_days is not None:
+        from forecast._special_days import check_special_days
+
+        check_special_days(special_days)
+    tz = backtest_kwargs.get("timezone", "Europe/Berlin")
     context = tracker.comparison(name, data) if tracker is not None else contextlib.nullcontext()
     with context, contextlib.ExitStack() as stack:
-        results: dict[str, BacktestResult] = {}
-        for model_name, estimator in named.items():
-            result = backtest(estimator, data, **backtest_kwargs)
-            _check_same_folds(results, model_name, result)
-            results[model_name] = result
-        table = _table(results)
+        results, memory = _run(named, data, progress, backtest_kwargs)
+        table = _table(results, memory, special_days, tz)
         folder = plots_dir
         if folder is None and tracker is not None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="forecast-plots-"))
         plots, model_plots = {}, {}
         if folder is not None:
             metric = plot_metric or _first_metric(table)
-            tz = backtest_kwargs.get("timezone", "Europe/Berlin")
             plots, model_plots = _plots(
                 results,
                 table,
@@ -159,6 +180,37 @@ def _named(models) -> dict[str, Any]:
     return named
 
 
+def _run(named: dict, data, report: bool, backtest_kwargs: dict) -> tuple[dict, dict]:
+    """Backtest every model in turn, logging its progress; return results and peak memory.
+
+    The memory is ``{column: {model: MiB}}`` with column ``peak_rss_mb`` (peak during each
+    model's backtest) or ``process_peak_rss_mb`` (peak since the process started).
+    """
+    results: dict[str, BacktestResult] = {}
+    memory = PeakRSS()
+    peaks: dict[str, float] = {}
+    for k, (model_name, estimator) in enumerate(named.items(), start=1):
+        who = f"compare: model {k}/{len(named)} "
+        memory.start()
+        with progress_context(report=report, who=who, name=model_name):
+            result = backtest(estimator, data, **backtest_kwargs)
+        peaks[model_name] = peak = memory.peak_mb()
+        _check_same_folds(results, model_name, result)
+        results[model_name] = result
+        overall = result.metrics.loc["overall"]
+        score = next((f"{c}={overall[c]:.4g}" for c in overall.index if c != "n"), "")
+        _log.info(
+            "%s%s: done in %.1f s (fit %.1f s), %s, peak RSS %.0f MiB",
+            who,
+            model_name,
+            result.total_seconds,
+            result.fit_seconds,
+            score,
+            peak,
+        )
+    return results, {MEMORY_COLUMNS[0] if memory.per_block else MEMORY_COLUMNS[1]: peaks}
+
+
 def _check_same_folds(results: dict, model_name: str, result: BacktestResult) -> None:
     if not results:
         return
@@ -171,25 +223,34 @@ def _check_same_folds(results: dict, model_name: str, result: BacktestResult) ->
         )
 
 
-def _table(results: dict[str, BacktestResult]) -> pd.DataFrame:
+def _table(
+    results: dict[str, BacktestResult], memory: dict, special_days, timezone: str
+) -> pd.DataFrame:
+    from forecast._backtest_metrics import special_day_scores
+
     rows = {}
     for model_name, result in results.items():
         row = result.metrics.loc["overall"].to_dict()
+        if special_days is not None:
+            row.update(special_day_scores(result.forecasts, special_days, timezone))
         row.update(
             fit_seconds=result.fit_seconds,
             predict_seconds=result.predict_seconds,
             backtest_seconds=result.total_seconds,
             n_fits=len(result.folds),
         )
+        row.update({column: peaks[model_name] for column, peaks in memory.items()})
         rows[model_name] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "model"
-    table["n"] = table["n"].astype(int)
+    for column in ("n", "n_special"):
+        if column in table.columns:
+            table[column] = table[column].astype(int)
     return table
 
 
 def _first_metric(table: pd.DataFrame) -> str:
-    return next(c for c in table.columns if c not in ("n", *TIME_COLUMNS))
+    return next(c for c in table.columns if c not in NOT_METRICS)
 
 
 def _plots(results, table, folder, metric, n_days, tz, unit, prefix, per_model):

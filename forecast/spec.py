@@ -24,13 +24,18 @@
     [tracking]                     # optional
     enabled = true
     experiment = "entsoe-de"
+    register = "power-load-de"     # optional: register the best loggable model
+    alias = "champion"             # alias of the new version (default "champion")
+    select = "mape"                # metric the best model is chosen by (lower is better)
 
 and writes the comparison table (CSV and Markdown) and plots to ``output`` (default
-``experiments/results/<name>/``).
+``experiments/results/<name>/``). ``special_days = "holidays-DE"`` in ``[backtest]`` adds
+``mape_special`` (see :func:`forecast.compare.compare`).
 """
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -40,6 +45,19 @@ import pandas as pd
 from forecast.models import get_estimator
 
 _TOP_KEYS = {"name", "description", "output", "data", "backtest", "models", "tracking", "plots"}
+_TRACKING_KEYS = {
+    "enabled",
+    "experiment",
+    "tracking_uri",
+    "dataset",
+    "log_models",
+    "register",
+    "alias",
+    "select",
+}
+_TRACKER_ARGS = ("experiment", "tracking_uri", "dataset", "log_models")
+
+_log = logging.getLogger("forecast.run")
 
 
 def read_spec(path: str | Path) -> dict:
@@ -73,8 +91,52 @@ def read_spec(path: str | Path) -> dict:
     for name, params in spec["models"].items():
         if not isinstance(params, dict) or "model" not in params:
             raise ValueError(f'{path}: [models.{name}] needs a `model` key (e.g. model = "lstm")')
+    _check_backtest(path, spec.get("backtest", {}))
+    _check_tracking(path, spec.get("tracking", {}), spec.get("backtest", {}))
     spec.setdefault("name", path.stem)
     return spec
+
+
+def _check_backtest(path: Path, backtest: dict) -> None:
+    if "special_days" in backtest:
+        from forecast._special_days import check_special_days
+
+        try:
+            check_special_days(backtest["special_days"])
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{path}: [backtest] {err}") from err
+
+
+def _check_tracking(path: Path, tracking: dict, backtest: dict) -> None:
+    """Check the [tracking] table before anything runs (a bad `select` would fail last)."""
+    from forecast.backtest import DEFAULT_METRICS
+    from forecast.tracking.champion import check_select
+
+    if not isinstance(tracking, dict):
+        raise ValueError(f"{path}: [tracking] must be a table")
+    unknown = set(tracking) - _TRACKING_KEYS
+    if unknown:
+        raise ValueError(
+            f"{path}: unknown [tracking] key(s) {sorted(unknown)}; "
+            f"allowed: {sorted(_TRACKING_KEYS)}"
+        )
+    for key in ("register", "alias", "select"):
+        if key in tracking and (not isinstance(tracking[key], str) or not tracking[key]):
+            raise ValueError(f"{path}: [tracking] {key} must be a non-empty string")
+    if "register" not in tracking:
+        extra = sorted({"alias", "select"} & set(tracking))
+        if extra:
+            raise ValueError(f"{path}: [tracking] {extra} only apply with `register = <name>`")
+        return
+    if not tracking.get("enabled", False):
+        raise ValueError(f"{path}: [tracking] register needs enabled = true")
+    columns = list(backtest.get("metrics", DEFAULT_METRICS))
+    if "special_days" in backtest:
+        columns.append("mape_special")
+    try:
+        check_select(tracking.get("select", "mape"), columns)
+    except ValueError as err:
+        raise ValueError(f"{path}: [tracking] {err}") from err
 
 
 def load_data(data: dict) -> pd.DataFrame:
@@ -122,8 +184,15 @@ def build_models(models: dict) -> dict[str, Any]:
     return out
 
 
-def run_spec(path: str | Path, output: str | Path | None = None) -> pd.DataFrame:
+def run_spec(
+    path: str | Path, output: str | Path | None = None, *, progress: bool = True
+) -> pd.DataFrame:
     """Run the comparison an experiment spec describes and write its results.
+
+    Progress goes to the ``forecast.*`` loggers (see :mod:`forecast.progress`). With
+    ``[tracking] register``, the best model by ``select`` that can be logged as a pyfunc
+    model is registered after the results are written (see
+    :func:`forecast.tracking.champion.register_champion`).
 
     Parameters
     ----------
@@ -131,17 +200,30 @@ def run_spec(path: str | Path, output: str | Path | None = None) -> pd.DataFrame
         TOML spec (see the module docstring).
     output : str or Path, optional
         Results folder; default the spec's ``output`` or ``experiments/results/<name>``.
+    progress : bool
+        Report every model's epochs (log lines, or tqdm bars on a terminal); False
+        silences them.
 
     Returns
     -------
     DataFrame
-        The comparison table (rows models, columns metrics and times).
+        The comparison table (rows models, columns metrics, times and memory).
     """
     from forecast.compare import compare
 
     spec = read_spec(path)
     models = build_models(spec["models"])
     data = load_data(spec["data"])
+    _log.info(
+        "run: %s: %d rows x %d columns, %s to %s; %d models: %s",
+        spec["name"],
+        len(data),
+        data.shape[1],
+        data.index[0] if len(data) else None,
+        data.index[-1] if len(data) else None,
+        len(models),
+        ", ".join(models),
+    )
     out = Path(output or spec.get("output") or Path("experiments/results") / spec["name"])
     out.mkdir(parents=True, exist_ok=True)
     tracker = None
@@ -149,12 +231,29 @@ def run_spec(path: str | Path, output: str | Path | None = None) -> pd.DataFrame
     if tracking.get("enabled", False):
         from forecast.tracking import MLflowTracker
 
-        kwargs = {k: tracking[k] for k in ("experiment", "tracking_uri") if k in tracking}
-        tracker = MLflowTracker(**kwargs)
+        tracker = MLflowTracker(**{k: tracking[k] for k in _TRACKER_ARGS if k in tracking})
     result = compare(
-        models, data, plots_dir=out, tracker=tracker, name=spec["name"], **spec.get("backtest", {})
+        models,
+        data,
+        plots_dir=out,
+        tracker=tracker,
+        name=spec["name"],
+        progress=progress,
+        **spec.get("backtest", {}),
     )
     table = result.table
     table.to_csv(out / "comparison.csv")
     (out / "comparison.md").write_text(table.to_markdown(floatfmt=".3f") + "\n")
+    _log.info("run: wrote %s and comparison.md (%.1f s)", out / "comparison.csv", result.seconds)
+    if "register" in tracking:
+        from forecast.tracking.champion import register_champion
+
+        register_champion(
+            tracker,
+            result,
+            tracking["register"],
+            alias=tracking.get("alias", "champion"),
+            select=tracking.get("select", "mape"),
+            history=data,
+        )
     return table

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -188,10 +187,9 @@ def _set_rng_state(rng: np.random.Generator, state: dict, device: str) -> None:
 
 
 def _progress(config: TrainConfig, start: int):
-    from tqdm.auto import tqdm
+    from forecast.progress import epoch_progress
 
-    quiet = not config.verbose or not sys.stderr.isatty()
-    return tqdm(total=config.max_epochs, initial=start, disable=quiet, unit="epoch", leave=False)
+    return epoch_progress(config.max_epochs, start, config.verbose)
 
 
 def train(
@@ -277,8 +275,7 @@ def train(
             )
         for callback in callbacks:
             callback.on_epoch_end(epoch, dict(logs))
-        bar.update(1)
-        bar.set_postfix({k: f"{v:.4g}" for k, v in logs.items() if k.endswith("loss")})
+        bar.epoch_end(epoch, logs)
     bar.close()
     if best["state"] is not None:
         net.load_state_dict(best["state"])

@@ -4,7 +4,7 @@ import pytest
 
 from forecast.compare import ComparisonResult, compare
 from tests.conftest import make_series
-from tests.test_backtest import METRICS, Recorder
+from tests.test_backtest import METRICS, SEEN, Recorder
 
 
 def hourly(days=20):
@@ -102,3 +102,97 @@ def test_tracker_parent_and_one_child_per_model():
     assert set(p1) == set(p2) == {"forecast_vs_actual", "error_by_hour"}
     assert events[3][1] == ["a", "b"]
     assert res.plots == {}  # the temporary plot folder is gone after logging
+
+
+# ------------------------------------------------------------------ special days, memory
+def test_german_special_days_2023():
+    import datetime as dt
+
+    from forecast._special_days import special_dates
+
+    days = special_dates("holidays-DE", [2023])
+    expected = {
+        "2023-01-01",  # New Year (national), also in the Christmas week
+        "2023-03-08",  # Women's Day, Berlin only
+        "2023-04-09",  # Easter Sunday, Brandenburg only
+        "2023-05-19",  # Friday after Ascension: bridge day
+        "2023-06-08",  # Corpus Christi (several states)
+        "2023-06-09",  # its bridge Friday
+        "2023-08-14",  # Monday before Assumption (Saarland): bridge day
+        "2023-10-02",  # Monday before German Unity Day
+        "2023-10-30",  # Monday before Reformation Day (northern and eastern states)
+        "2023-11-22",  # Repentance Day, Saxony only
+        "2023-12-27",  # between Christmas and New Year
+    }
+    assert {dt.date.fromisoformat(d) for d in expected} <= days
+    for ordinary in ("2023-08-08", "2023-05-17", "2023-01-02", "2023-12-23"):
+        # Augsburg's city holiday; the Wednesday before Ascension; first Monday; a Saturday
+        assert dt.date.fromisoformat(ordinary) not in days
+    assert all(d.year == 2023 for d in days)
+
+
+def easter_frame():
+    """Hourly load in UTC; the external forecast is off by a relative error set per local day."""
+    index = pd.date_range("2023-03-20", "2023-04-16", freq="h", tz="UTC", inclusive="left")
+    load = 100 + 10 * np.sin(2 * np.pi * np.arange(len(index)) / 24)
+    local_day = index.tz_convert("Europe/Berlin").strftime("%Y-%m-%d")
+    error = {"2023-04-07": 0.10, "2023-04-09": 0.30, "2023-04-10": 0.20}
+    rel = np.array([error.get(d, 0.01) for d in local_day])
+    return pd.DataFrame({"load": load, "tso": load * (1 + rel)}, index=index)
+
+
+def test_mape_on_special_days_by_hand():
+    from forecast.models.baselines import ExternalForecast
+
+    df = easter_frame()
+    kwargs = dict(protocol="day-ahead", start="2023-04-03", end="2023-04-12", target="load")
+    res = compare({"tso": ExternalForecast(column="tso")}, df, special_days="holidays-DE", **kwargs)
+    row = res.table.loc["tso"]
+    # Good Friday 10 %, Easter Sunday (Brandenburg) 30 %, Easter Monday 20 %, 24 h each
+    assert row["mape_special"] == pytest.approx((10 + 30 + 20) / 3)
+    assert row["n_special"] == 3 * 24
+    assert row["mape"] == pytest.approx((7 * 1 + 10 + 30 + 20) / 10)  # 10 days scored
+    listed = compare(
+        {"tso": ExternalForecast(column="tso")},
+        df,
+        special_days=["2023-04-04", "2023-04-07"],
+        **kwargs,
+    )
+    assert listed.table.loc["tso", "mape_special"] == pytest.approx((1 + 10) / 2)
+    assert "mape_special" not in compare({"t": ExternalForecast(column="tso")}, df, **kwargs).table
+
+
+def test_bad_special_days_fail_before_any_fit():
+    SEEN.clear()
+    with pytest.raises(ValueError, match="holidays-<country>.*holidays-DE"):
+        compare({"a": Recorder()}, hourly(10), horizon=6, start="2023-01-08", special_days="DE")
+    with pytest.raises(ValueError, match="'2023-13-01' is not a date"):
+        compare(
+            {"a": Recorder()},
+            hourly(10),
+            horizon=6,
+            start="2023-01-08",
+            special_days=["2023-13-01"],
+        )
+    assert SEEN == []  # nothing was fitted
+
+
+def test_peak_rss_is_measured_per_block():
+    from forecast._memory import PeakRSS
+
+    memory = PeakRSS()
+    if not memory.per_block:
+        pytest.skip("the peak RSS cannot be reset on this system")
+    memory.start()
+    block = np.ones(50 * 2**20 // 8)  # 50 MiB, touched
+    big = memory.peak_mb()
+    del block
+    memory.start()
+    small = memory.peak_mb()
+    assert big - small > 40  # the second block did not inherit the first one's peak
+
+
+def test_table_has_memory_column():
+    res = compare({"a": Recorder()}, hourly(10), horizon=6, start="2023-01-08", metrics=METRICS)
+    column = "peak_rss_mb" if "peak_rss_mb" in res.table else "process_peak_rss_mb"
+    assert res.table.loc["a", column] > 1

@@ -78,3 +78,101 @@ def test_cli_reports_unknown_model_in_one_line(tmp_path, load_csv, capsys):
     assert main(["run", str(spec)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown model 'prophet'" in err[0]
+
+
+# ------------------------------------------------------------------ champion registration
+CHAMPION_SPEC = """
+name = "tiny-champion"
+[data]
+path = "{csv}"
+timezone = "Europe/Berlin"
+[backtest]
+protocol = "day-ahead"
+start = "2023-01-15"
+end = "2023-01-20"
+target = "load"
+[models.tso]
+model = "external"
+column = "tso"
+[models.last]
+model = "naive"
+[models.weekly]
+model = "seasonal-naive"
+season = "7D"
+[tracking]
+enabled = true
+tracking_uri = "{uri}"
+experiment = "champion"
+register = "tiny-load"
+"""
+
+
+def test_run_registers_the_best_model_that_can_be_logged(tmp_path, new_store):
+    import mlflow
+    from mlflow import MlflowClient
+
+    from forecast.tracking import use_store
+
+    uri = new_store("champion")
+    df = make_series(24 * 21, tz="UTC")
+    df["tso"] = df["load"] + 0.05  # far better than any model, but needs its column
+    csv = tmp_path / "load.csv"
+    df.rename_axis("timestamp").reset_index().to_csv(csv, index=False)
+    table = run_spec(write_spec(tmp_path, CHAMPION_SPEC.format(csv=csv, uri=uri)), tmp_path / "o")
+    assert table["mape"].idxmin() == "tso"
+    assert table.drop(index="tso")["mape"].idxmin() == "weekly"
+
+    client = MlflowClient(uri)
+    version = client.get_model_version_by_alias("tiny-load", "champion")
+    run = client.get_run(version.run_id)
+    assert run.info.run_name == "weekly"
+    parent = client.get_run(run.data.tags["mlflow.parentRunId"])
+    assert parent.info.run_name == "tiny-champion"
+    assert parent.data.tags["run_kind"] == "comparison"
+    assert parent.data.tags["champion"] == "weekly"
+    assert parent.data.tags["champion_version"] == f"tiny-load/{version.version}"
+    assert version.tags["comparison_run_id"] == parent.info.run_id
+    assert version.tags["selected_by"] == f"mape={table.loc['weekly', 'mape']:.6g}"
+
+    history = df[["load"]].tz_convert("Europe/Berlin")
+    with use_store(uri):
+        model = mlflow.pyfunc.load_model("models:/tiny-load@champion")
+        forecast = model.predict(history, params={"horizon": 24})
+    # same hour last week (no DST switch in January)
+    np.testing.assert_allclose(forecast["load"], history["load"].iloc[-168 : -168 + 24])
+    assert forecast.index[0] == history.index[-1] + pd.Timedelta("1h")
+
+    again = run_spec(write_spec(tmp_path, CHAMPION_SPEC.format(csv=csv, uri=uri)), tmp_path / "o")
+    pd.testing.assert_series_equal(again["mape"], table["mape"])
+    latest = client.get_model_version_by_alias("tiny-load", "champion")
+    assert int(latest.version) == int(version.version) + 1  # the alias moved on
+
+
+@pytest.mark.parametrize(
+    ("tracking", "message"),
+    [
+        ('register = "m"', "register needs enabled = true"),
+        ('enabled = true\nalias = "best"', r"\['alias'\] only apply with `register"),
+        ('enabled = true\nregister = "m"\nselect = "bias"', "signed: lower is not better"),
+        ('enabled = true\nregister = "m"\nselect = "mape_special"', "choose one of"),
+        ('enabled = true\nregister = "m"\nselect = "fit_seconds"', "choose one of"),
+        ("enabled = true\nregister = 3", "register must be a non-empty string"),
+        ("enabled = true\nuri = 'x'", r"unknown \[tracking\] key\(s\) \['uri'\]"),
+    ],
+)
+def test_bad_tracking_tables_fail_before_running(tmp_path, tracking, message):
+    body = f"[data]\npath = 'a.csv'\n[models.a]\nmodel = 'naive'\n[tracking]\n{tracking}\n"
+    with pytest.raises(ValueError, match=message):
+        read_spec(write_spec(tmp_path, body))
+
+
+def test_select_may_be_a_special_day_metric_and_special_days_are_checked(tmp_path):
+    body = (
+        "[data]\npath = 'a.csv'\n[backtest]\nspecial_days = 'holidays-DE'\n"
+        "[models.a]\nmodel = 'naive'\n"
+        "[tracking]\nenabled = true\nregister = 'm'\nselect = 'mape_special'\n"
+    )
+    assert read_spec(write_spec(tmp_path, body))["tracking"]["select"] == "mape_special"
+    bad = body.replace("holidays-DE", "holidays-Germany")
+    with pytest.raises(ValueError, match=r"\[backtest\] special_days='holidays-Germany'"):
+        read_spec(write_spec(tmp_path, bad))

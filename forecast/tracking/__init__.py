@@ -6,17 +6,20 @@ store defaults to ``sqlite:///mlflow.db`` in the working folder (nothing to star
 ``MLFLOW_TRACKING_URI`` or a ``tracking_uri`` argument points at a server instead.
 
 Modules: ``callback`` (one fit), ``tracker`` (backtests, comparisons), ``pyfunc`` (the
-model flavour and registry), ``fingerprint`` (content hash and dataset input), ``_store``
-(URIs and experiments), ``_runs`` (params, tags and metrics shared by all runs).
+model flavour and registry), ``champion`` (register a comparison's best model),
+``fingerprint`` (content hash and dataset input), ``_store`` (URIs and experiments),
+``_runs`` (params, tags and metrics shared by all runs).
 """
 
 from forecast.tracking._store import DEFAULT_TRACKING_URI, resolve_tracking_uri, use_store
 from forecast.tracking.callback import MLflowCallback, track_fit
+from forecast.tracking.champion import Champion, register_champion
 from forecast.tracking.fingerprint import dataset_input, fingerprint
 from forecast.tracking.pyfunc import ForecastModel, log_model, register, to_history
 from forecast.tracking.tracker import MLflowTracker
 
 __all__ = [
+    "Champion",
     "DEFAULT_TRACKING_URI",
     "ForecastModel",
     "MLflowCallback",
@@ -25,6 +28,7 @@ __all__ = [
     "fingerprint",
     "log_model",
     "register",
+    "register_champion",
     "resolve_tracking_uri",
     "to_history",
     "track_fit",

@@ -34,7 +34,14 @@ import pandas as pd
 from forecast import _validation as V
 from forecast.tracking._store import use_store
 
-__all__ = ["TIMESTAMP_COLUMN", "ForecastModel", "log_model", "model_signature", "to_history"]
+__all__ = [
+    "TIMESTAMP_COLUMN",
+    "ForecastModel",
+    "log_model",
+    "model_signature",
+    "to_history",
+    "unloggable_reason",
+]
 
 TIMESTAMP_COLUMN = "timestamp"
 DEFAULT_HORIZON = 24
@@ -228,6 +235,28 @@ def _requirements() -> list[str]:
     ]
 
 
+def unloggable_reason(estimator: Any) -> str | None:
+    """Say why ``estimator`` cannot be logged as a pyfunc model, or return None if it can.
+
+    Parameters
+    ----------
+    estimator : object
+        Usually a fitted forecaster.
+
+    Returns
+    -------
+    str or None
+        E.g. ``"it is not fitted"`` or ``"the pyfunc flavour does not take future covariates
+        (it declares ['forecast'])"``.
+    """
+    if not hasattr(estimator, "columns_"):
+        return "it is not a fitted forecaster"
+    future = list(getattr(estimator, "future_covariates_", None) or [])
+    if future:
+        return f"the pyfunc flavour does not take future covariates yet (it declares {future})"
+    return None
+
+
 def log_model(
     estimator: Any,
     run_id: str,
@@ -268,38 +297,37 @@ def log_model(
     from forecast.persistence import save
     from forecast.tracking._store import client as make_client
 
-    if getattr(estimator, "future_covariates_", None):
-        raise ValueError(
-            "the pyfunc flavour does not take future covariates yet; estimator declares "
-            f"{estimator.future_covariates_}"
-        )
+    reason = unloggable_reason(estimator)
+    if reason is not None:
+        raise ValueError(f"cannot log {type(estimator).__name__} as a pyfunc model: {reason}")
     signature = model_signature(estimator, horizon)
     h = signature.params.params[0].default
     example = input_example(estimator, history)
     mlflow_client = make_client(tracking_uri)
     run = mlflow_client.get_run(run_id)
-    logged = mlflow_client.create_logged_model(
-        run.info.experiment_id,
-        name=name,
-        source_run_id=run_id,
-        tags={"model_family": run.data.tags.get("model_family", type(estimator).__name__)},
-    )
-    with tempfile.TemporaryDirectory() as tmp, use_store(tracking_uri):
-        folder = save(estimator, Path(tmp) / "estimator")
-        return Model.log(
-            artifact_path=None,
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = save(estimator, Path(tmp) / "estimator")  # fails before anything is logged
+        logged = mlflow_client.create_logged_model(
+            run.info.experiment_id,
             name=name,
-            flavor=mlflow.pyfunc,
-            run_id=run_id,
-            model_id=logged.model_id,
-            registered_model_name=registered_model_name,
-            loader_module=__name__,
-            data_path=str(folder),
-            signature=signature,
-            input_example=None if example is None else (example, {"horizon": h}),
-            pip_requirements=_requirements(),
-            metadata={"estimator_class": type(estimator).__qualname__},
+            source_run_id=run_id,
+            tags={"model_family": run.data.tags.get("model_family", type(estimator).__name__)},
         )
+        with use_store(tracking_uri):
+            return Model.log(
+                artifact_path=None,
+                name=name,
+                flavor=mlflow.pyfunc,
+                run_id=run_id,
+                model_id=logged.model_id,
+                registered_model_name=registered_model_name,
+                loader_module=__name__,
+                data_path=str(folder),
+                signature=signature,
+                input_example=None if example is None else (example, {"horizon": h}),
+                pip_requirements=_requirements(),
+                metadata={"estimator_class": type(estimator).__qualname__},
+            )
 
 
 def register(

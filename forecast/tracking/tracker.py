@@ -59,6 +59,8 @@ class MLflowTracker:
         The open comparison's run id, None outside ``comparison``.
     runs : dict
         Run id of every model logged by this tracker, by name.
+    models : dict
+        With ``log_models``: the ``models:/<model_id>`` URI of every model logged, by name.
     """
 
     def __init__(
@@ -78,6 +80,7 @@ class MLflowTracker:
         self.tags = dict(tags or {})
         self.parent_run_id: str | None = None
         self.runs: dict[str, str] = {}
+        self.models: dict[str, str] = {}
         self._summary: dict[str, dict] = {}
         self._table_logged = False
 
@@ -249,10 +252,15 @@ class MLflowTracker:
                     forecasts.to_parquet(folder / "forecasts.parquet", index=False)
             client.log_artifacts(run_id, str(folder), "backtest")
         _log_plots(client, run_id, plots)
-        if self.log_models and hasattr(fitted, "columns_"):
-            from forecast.tracking.pyfunc import log_model
+        if self.log_models:
+            from forecast.tracking.pyfunc import log_model, unloggable_reason
 
-            log_model(fitted, run_id, tracking_uri=self.tracking_uri, history=data)
+            reason = unloggable_reason(fitted)
+            if reason is None:
+                info = log_model(fitted, run_id, tracking_uri=self.tracking_uri, history=data)
+                self.models[name] = info.model_uri
+            else:
+                _runs.log_tags(client, run_id, {"model_not_logged": reason})
 
     # ------------------------------------------------------------------ misc
     def callback(self, data: pd.DataFrame | Mapping | None = None, **kwargs: Any) -> MLflowCallback:
