@@ -33,7 +33,7 @@ COMMON_PARAMS = dict(
     random_state=None, verbose=0, checkpoint_dir=None, future_covariates=None,
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
-    n_ensemble=1, train_origins=None, linear_skip=False,
+    n_ensemble=1, train_origins=None, linear_skip="auto",
 )  # fmt: skip
 
 # Parameters that may change between an interrupted fit and its resumption.
@@ -117,10 +117,10 @@ class NeuralForecaster(BaseForecaster):
     n_ensemble : int
         Networks trained with seeds ``seed_, seed_ + 1, ...`` whose forecasts are averaged.
         ``history_``, ``n_epochs_`` and ``best_epoch_`` describe the first member.
-    linear_skip : bool
+    linear_skip : {"auto", True, False}
         Add a linear map from each target channel's normalised context to its forecast (a
         linear model on lags, learned jointly and initialised at zero) to the network's output.
-        Needs sliding windows.
+        Needs sliding windows; ``"auto"``: on for sliding windows, off for truncated BPTT.
     train_origins : None, int, str or list of str
         Which steps may end the context of a training window. None: every step. An int
         ``k``: every ``k``-th step (fewer, less redundant windows per epoch). ``"HH:MM"`` or
@@ -233,8 +233,10 @@ class NeuralForecaster(BaseForecaster):
                 f"normalization must be 'auto', 'window' or None, got {self.normalization!r}"
             )
         integer("n_ensemble")
+        if self.linear_skip not in ("auto", True, False):
+            raise ValueError(f"linear_skip must be 'auto', True or False, got {self.linear_skip!r}")
         if self.windowing == "tbptt" and (
-            self.normalization == "window" or self.reference is not None or self.linear_skip
+            self.normalization == "window" or self.reference is not None or self.linear_skip is True
         ):
             raise ValueError(
                 "normalization='window', reference and linear_skip need context windows; with "
@@ -339,7 +341,8 @@ class NeuralForecaster(BaseForecaster):
                     f"reference={self.reference!r} is {self.season_} steps, longer than "
                     f"context_length={self.context_length}: the reference must lie in the context"
                 )
-        self.skip_ = bool(self.linear_skip)
+        skip = self.linear_skip
+        self.skip_ = self.windowing == "sliding" if skip == "auto" else bool(skip)
         self.validation_steps_ = None
         if self.validation_size is not None:
             self.validation_steps_ = self._steps(self.validation_size, "validation_size")

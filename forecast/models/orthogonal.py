@@ -89,7 +89,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
-        linear_skip=False,
+        linear_skip="auto",
     ) -> None:
         store_params(self, locals())
 

@@ -69,7 +69,7 @@ class ElmanForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
-        linear_skip=False,
+        linear_skip="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -145,7 +145,7 @@ class LSTMForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
-        linear_skip=False,
+        linear_skip="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -218,7 +218,7 @@ class GRUForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
-        linear_skip=False,
+        linear_skip="auto",
     ) -> None:
         store_params(self, locals())
 

@@ -137,7 +137,7 @@ class TransformerForecaster(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
-        linear_skip=False,
+        linear_skip="auto",
     ) -> None:
         store_params(self, locals())
 

@@ -252,7 +252,7 @@ class Pointwise(NeuralForecaster):
         validation_size=None,
         n_ensemble=1,
         train_origins=None,
-        linear_skip=False,
+        linear_skip="auto",
     ):
         store_params(self, locals())
 

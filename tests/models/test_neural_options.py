@@ -121,3 +121,15 @@ def test_train_origins_fit_fewer_windows_and_refuse_none():
     assert tbptt.predict(horizon=6).shape == (6, 1)
     with pytest.raises(ValueError, match="no training window"):
         GRUForecaster(**TINY, train_origins="12:30").fit(df)
+
+
+def test_linear_skip_is_on_for_windows_and_off_for_streams_by_default():
+    df = make_series(200)
+    on = GRUForecaster(**TINY).fit(df)
+    assert on.skip_ and on.module_.skip.in_features == 24
+    assert not GRUForecaster(**TINY, windowing="tbptt").fit(df).skip_
+    assert GRUForecaster(**TINY, linear_skip=False).fit(df).module_.skip is None
+    with pytest.raises(ValueError, match="linear_skip must be"):
+        GRUForecaster(**TINY, linear_skip="yes").fit(df)
+    with pytest.raises(ValueError, match="linear_skip=False"):
+        GRUForecaster(**TINY, windowing="tbptt", linear_skip=True).fit(df)
