@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from forecast import _validation as V
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.models.baselines import _direct as D
 from forecast.models.baselines import _wallclock as W
@@ -43,23 +44,28 @@ class LinearLagForecaster(BaseForecaster):
     """Direct linear forecasts: one ridge regression per time of day of the origin and lead.
 
     A forecast issued after the last observed step (the *origin*) predicts each later step
-    directly from data available at the origin, so it does not compound its own errors:
+    directly from data available at the origin, so it does not compound its own errors.
+    The regressors of the target ``j`` steps after the origin are:
 
-    - the last ``lags`` values (e.g. the last day's profile, the recent level);
-    - for each of ``seasonal_lags``, the value at the same local time of day most recently
-      observed: one day back for a target before the origin's time of day tomorrow, two
-      days back after it; last week's value at the same local time;
-    - known-in-advance regressors of the target's local date (``calendar=True``): weekday,
-      day of year and, with a ``country``, the population share on a public holiday or a
-      bridge day and the Christmas period (:mod:`forecast.features`); the same holiday
-      regressors of each seasonal source's date; declared ``future_covariates`` at the
-      target time.
+    - the last ``lags`` values (the last day's profile and level, by default);
+    - for each of ``seasonal_lags``, the value at the same local time most recently
+      observed: for ``"1D"`` yesterday's value when that hour has been observed at the
+      origin, else the day before's; for ``"7D"`` last week's;
+    - with ``calendar=True``, day-level regressors of the target's local date: weekday
+      (one-hot), day of year and, with a ``country``, the share of the population on a
+      public holiday falling on a working day, on a Saturday, on a bridge day, and the
+      Christmas period (24 Dec - 1 Jan; :mod:`forecast.features`); the same holiday
+      regressors of each seasonal source's date and of the dates of the newest and oldest
+      lag (last week's Thursday, or yesterday, may have been a holiday);
+    - declared ``future_covariates`` at the target time.
 
-    One model per lead ``j = 1 .. horizon`` and per local time of day of the origin
-    (``by_time_of_day``; sub-daily data), a ridge fit on every training origin at that
-    time of day, shrunk towards the fit of the lead pooled over all times of day. Longer
-    horizons continue from the model's own forecasts. Rows from every series are pooled;
-    each channel has its own coefficients. Targets are standardised per channel.
+    There is one model per lead ``j = 1 .. horizon`` and per local time of day of the origin
+    (``by_time_of_day``, sub-daily data): for the day-ahead market (issued at 12:00 for the
+    next day) that is one model per hour of the next day. Each is a ridge fit on all
+    training origins at that time of day, shrunk towards the fit of the same lead pooled
+    over all times of day (a time of day without training rows uses the pooled fit).
+    Forecasts beyond ``horizon`` steps continue from the model's own output. Rows of all
+    series are pooled; each channel has its own coefficients. Targets are standardised.
 
     Lags and leads count steps of the local wall clock (see
     :mod:`~forecast.models.baselines._wallclock`): on a tz-aware index every local day has
@@ -191,13 +197,16 @@ class LinearLagForecaster(BaseForecaster):
     def _margin(self) -> int:
         """Extra rows so that a tail spanning a clock change still covers ``_need`` steps."""
         step = W.fixed_step(self.freq_)
-        return 0 if step is None or step >= W.DAY_NS else -(-_HOUR_NS // step)
+        if self.tz_ is None or step is None or step >= W.DAY_NS:
+            return 0
+        return -(-_HOUR_NS // step)
 
     def _min_train_length(self) -> int:
         return 1  # depends on the frequency; checked in _fit
 
     def _min_history(self) -> int:
-        return self._need() + self._margin()
+        # one hour short across an autumn change is reported by _roll
+        return self._need()
 
     def _keep_history(self) -> int:
         return self._need() + self._margin()
@@ -223,7 +232,7 @@ class LinearLagForecaster(BaseForecaster):
             if s.future is not None:
                 rows = s.future[: n + horizon]
                 covs = W.rows_to_grid(rows, np.concatenate([grid.row_pos, pos]), len(times))
-            out.append({"grid": grid, "pos": pos, "times": times, "covs": covs})
+            out.append({"key": s.key, "grid": grid, "pos": pos, "times": times, "covs": covs})
         return out
 
     def _known(self, grids: list[dict]) -> tuple[list, list]:
@@ -260,7 +269,8 @@ class LinearLagForecaster(BaseForecaster):
         if max(lengths) <= need:
             raise ValueError(
                 f"the longest training series has {max(lengths)} steps; LinearLagForecaster "
-                f"needs more than {need} (its longest lag or seasonal period)"
+                f"needs more than {need}: lags up to {int(lags.max())} steps, seasonal_lags "
+                f"{[int(v) for v in seasonal]} steps"
             )
         if n_phases > max(lengths):
             raise ValueError(
@@ -320,8 +330,8 @@ class LinearLagForecaster(BaseForecaster):
         origin = grid.origin
         if origin + 1 < self._need():
             raise ValueError(
-                f"history covers {origin + 1} wall-clock steps, fewer than the {self._need()} "
-                "LinearLagForecaster needs"
+                f"{V._where(g['key'])}history covers {origin + 1} local wall-clock steps, fewer "
+                f"than the {self._need()} LinearLagForecaster needs"
             )
         n_new = max(int(pos.max()) - origin, 0)
         values = np.concatenate([grid.values, np.zeros((n_new, grid.values.shape[1]))])
