@@ -6,14 +6,20 @@ local time; training data from 2019-01-01 (the bidding zone changed in October 2
 model is fitted once, on the data up to the first origin (``refit_every=None``): the
 statsmodels baselines keep their parameters and re-filter the history at every origin.
 Hourly values are means of the four quarter-hours of each UTC hour (which is also the
-local hour: Berlin is UTC+1/UTC+2).
+local hour: Berlin is UTC+1/UTC+2). Seasonal naive references take the same local hour
+yesterday / last week (``timezone``), also across daylight-saving changes.
 
     python experiments/entsoe_day_ahead.py --quick        # January 2023, fast models, hourly
     python experiments/entsoe_day_ahead.py                # the full tables (both resolutions)
     python experiments/entsoe_day_ahead.py --lstm-only    # only the LSTM backtest timing
+    python experiments/entsoe_day_ahead.py --test-year 2022 --resolution hourly --no-lstm
+                                                          # validation: train 2019-2021
 
 Prints markdown tables and writes them (``.md`` and ``.csv``) and the comparison plots to
-``experiments/results/``.
+``experiments/results/``. Besides the overall scores, each table has the MAPE on special
+days (a public holiday or bridge day for at least 10 % of Germans, or 24 Dec - 1 Jan) and on
+the other days. ``--skip`` leaves models out; their rows of the previous table (same file)
+are carried over and marked.
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import torch
 
 from forecast.backtest import backtest
 from forecast.compare import compare
 from forecast.datasets import load
+from forecast.features import christmas_period, holiday_shares
 from forecast.models.baselines import (
     ETSForecaster,
     ExternalForecast,
@@ -45,13 +53,12 @@ RESULTS = Path(__file__).resolve().parent / "results"
 REFERENCE_MAPE = {"hourly": 3.76, "15min": 3.78}
 
 
-def german_load(data_dir: str | None, resolution: str) -> pd.DataFrame:
-    """2019-2023 in local time, UTC index, columns actual and forecast (MW)."""
+def german_load(data_dir: str | None, resolution: str, last_year: int = 2023) -> pd.DataFrame:
+    """2019 to ``last_year`` in local time, UTC index, columns actual and forecast (MW)."""
     df = load("entsoe-de", data_dir=data_dir)
     local = df.index.tz_convert(TZ)
-    df = df[
-        (local >= pd.Timestamp("2019-01-01", tz=TZ)) & (local < pd.Timestamp("2024-01-01", tz=TZ))
-    ]
+    end = pd.Timestamp(f"{last_year + 1}-01-01", tz=TZ)
+    df = df[(local >= pd.Timestamp("2019-01-01", tz=TZ)) & (local < end)]
     if resolution == "hourly":
         df = df.resample("1h").mean()  # NaN quarter-hours are skipped; an all-NaN hour stays NaN
     return df
@@ -67,23 +74,50 @@ def markdown(table: pd.DataFrame, digits: dict) -> str:
     return "\n".join(lines)
 
 
+def special_days(times: pd.Series) -> np.ndarray:
+    """Local dates with a holiday or bridge day for >= 10 % of Germans, or 24 Dec - 1 Jan."""
+    local = pd.DatetimeIndex(times).tz_convert(TZ).tz_localize(None).normalize()
+    days = ((local - pd.Timestamp("1970-01-01")) // pd.Timedelta("1D")).to_numpy()
+    holiday, bridge = holiday_shares(days, "DE")
+    return (holiday >= 0.1) | (bridge >= 0.1) | christmas_period(days)
+
+
+def special_day_table(results: dict) -> pd.DataFrame:
+    """MAPE (%) of each model on special days and on the other days, with the day counts."""
+    rows = {}
+    for name, res in results.items():
+        f = res.forecasts
+        special = special_days(f["time"])
+        ape = (f["y_pred"] - f["y_true"]).abs() / f["y_true"].abs() * 100
+        local_day = pd.DatetimeIndex(f["time"]).tz_convert(TZ).date
+        rows[name] = {
+            "mape_special": ape[special].mean(),
+            "mape_other": ape[~special].mean(),
+            "special_days": len(set(local_day[special])),
+            "other_days": len(set(local_day[~special])),
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "model"
+    return table
+
+
 def models(quick: bool, resolution: str) -> dict:
     out = {
         "TSO forecast": ExternalForecast(column="forecast", nan_policy="interpolate"),
         "Naive": Naive(),
-        "SeasonalNaive 1D": SeasonalNaive(season="1D"),
-        "SeasonalNaive 7D": SeasonalNaive(season="7D"),
+        "SeasonalNaive 1D": SeasonalNaive(season="1D", timezone=TZ),
+        "SeasonalNaive 7D": SeasonalNaive(season="7D", timezone=TZ),
     }
     if quick:
         return out
     # statsmodels engines re-filter a bounded window at every origin: keep it short
     window = "56D" if resolution == "hourly" else "28D"
-    out["SeasonalNaive 7D x4"] = SeasonalNaive(season="7D", n_seasons=4)
+    out["SeasonalNaive 7D x4"] = SeasonalNaive(season="7D", n_seasons=4, timezone=TZ)
     out["ETS 7D"] = ETSForecaster(seasonal="add", seasonal_periods="7D", train_window=window)
     out["MSTL"] = MSTLForecaster(periods=("1D", "7D"), train_window=window)
-    out["LinearLag"] = LinearLagForecaster(
-        lags=(1, 2, 3, "1D", "2D", "7D"), calendar=True, country="DE", timezone=TZ
-    )
+    # its defaults: the last 24 steps, same local time 1 and 7 days back, one ridge per
+    # time of day of the origin and lead, leads up to two days
+    out["LinearLag"] = LinearLagForecaster(calendar=True, country="DE", timezone=TZ)
     if resolution == "hourly":  # a seasonal period of 96 quarter-hours is out of reach
         out["SARIMAX"] = SARIMAXForecaster(
             order=(2, 0, 1), seasonal_order=(1, 1, 1, "1D"), train_window="21D", maxiter=30
@@ -91,15 +125,28 @@ def models(quick: bool, resolution: str) -> dict:
     return out
 
 
-def run_table(df: pd.DataFrame, resolution: str, quick: bool, skip: set) -> pd.DataFrame:
+def carried_over(path: Path, skipped: set, chosen: list) -> pd.DataFrame | None:
+    """Rows of skipped models from the previous table at ``path`` (None when there are none)."""
+    if not skipped or not path.exists():
+        return None
+    previous = pd.read_csv(path, index_col=0)
+    keep = [m for m in previous.index if m in skipped and m not in chosen]
+    return previous.loc[keep] if keep else None
+
+
+def run_table(
+    df: pd.DataFrame, resolution: str, quick: bool, skip: set, year: int = 2023
+) -> pd.DataFrame:
     chosen = {k: v for k, v in models(quick, resolution).items() if k not in skip}
-    end = "2023-01-31" if quick else "2023-12-31"
-    tag = f"entsoe_day_ahead_{resolution}{'_quick' if quick else ''}"
+    start = f"{year}-01-01"
+    end = f"{year}-01-31" if quick else f"{year}-12-31"
+    suffix = ("_quick" if quick else "") + ("" if year == 2023 else f"_{year}")
+    tag = f"entsoe_day_ahead_{resolution}{suffix}"
     res = compare(
         chosen,
         df,
         protocol="day-ahead",
-        start="2023-01-01",
+        start=start,
         end=end,
         target="actual",
         timezone=TZ,
@@ -110,11 +157,22 @@ def run_table(df: pd.DataFrame, resolution: str, quick: bool, skip: set) -> pd.D
         name=tag,
     )
     table = res.table
+    old = carried_over(RESULTS / f"{tag}.csv", skip, list(table.index))
+    if old is not None:
+        table = pd.concat([table, old[table.columns]])
     first = next(iter(res.results.values()))
     n_days = len(first.origins)
-    print(f"\n### {resolution}: day-ahead, {n_days} days from 2023-01-01, train from 2019-01-01\n")
+    print(f"\n### {resolution}: day-ahead, {n_days} days from {start}, train from 2019-01-01\n")
     text = markdown(
         table.drop(columns=["n"]), {"mape": 3, "mae": 0, "rmse": 0, "bias": 0, "n_fits": 0}
+    )
+    if old is not None:
+        text += f"\n\nCarried over from the previous run (not rerun): {', '.join(old.index)}."
+    days = special_day_table(res.results)
+    text += (
+        "\n\nMAPE on special days (public holiday or bridge day for at least 10 % of the "
+        "population, or 24 Dec - 1 Jan) and on the other days:\n\n"
+        + markdown(days, {"mape_special": 3, "mape_other": 3, "special_days": 0, "other_days": 0})
     )
     print(text)
     print(
@@ -124,7 +182,7 @@ def run_table(df: pd.DataFrame, resolution: str, quick: bool, skip: set) -> pd.D
     RESULTS.mkdir(parents=True, exist_ok=True)
     table.to_csv(RESULTS / f"{tag}.csv")
     (RESULTS / f"{tag}.md").write_text(text + "\n")
-    if "TSO forecast" in table.index and not quick:
+    if "TSO forecast" in table.index and not quick and year == 2023:
         got, want = table.loc["TSO forecast", "mape"], REFERENCE_MAPE[resolution]
         verdict = "OK" if abs(got - want) <= 0.05 else "MISMATCH"
         print(f"TSO forecast MAPE {got:.3f}% vs reference {want:.2f}%: {verdict}")
@@ -200,6 +258,12 @@ def main() -> None:
     parser.add_argument("--lstm-train-days", type=int, default=365)
     parser.add_argument("--no-lstm", action="store_true")
     parser.add_argument("--lstm-only", action="store_true")
+    parser.add_argument(
+        "--test-year",
+        type=int,
+        default=2023,
+        help="year scored (training from 2019 up to it); 2022 is the validation year",
+    )
     args = parser.parse_args()
     resolution = args.resolution or ("hourly" if args.quick else "both")
     resolutions = ["hourly", "15min"] if resolution == "both" else [resolution]
@@ -208,7 +272,7 @@ def main() -> None:
     hourly = None
     for res in resolutions:
         t0 = time.perf_counter()
-        df = german_load(args.data_dir, res)
+        df = german_load(args.data_dir, res, args.test_year)
         print(
             f"loaded {res}: {len(df)} rows, {df.index[0]} .. {df.index[-1]} "
             f"({time.perf_counter() - t0:.1f} s)"
@@ -216,8 +280,8 @@ def main() -> None:
         if res == "hourly":
             hourly = df
         if not args.lstm_only:
-            run_table(df, res, args.quick, set(args.skip))
-    if not args.no_lstm and not args.quick:
+            run_table(df, res, args.quick, set(args.skip), args.test_year)
+    if not args.no_lstm and not args.quick and args.test_year == 2023:
         lstm_timing(
             hourly if hourly is not None else german_load(args.data_dir, "hourly"),
             args.lstm_epochs,

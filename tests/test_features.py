@@ -4,7 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.features import CALENDAR_COLUMNS, HOLIDAY_COLUMNS, calendar_features
+from forecast.features import (
+    CALENDAR_COLUMNS,
+    HOLIDAY_COLUMNS,
+    REGION_POPULATION,
+    calendar_features,
+    holiday_shares,
+)
 
 TZ = "Europe/Berlin"
 
@@ -81,6 +87,42 @@ def test_german_holidays_and_bridge_days():
     assert day["holiday"].sum() == 7 and flags("2024-01-01") == [1, 0]
 
 
+def test_population_shares_of_regional_holidays_and_bridge_days():
+    # Destatis, 31 Dec 2022
+    pop = {"BW": 11_280_257, "BY": 13_369_393, "HE": 6_391_360, "NW": 18_139_116}
+    pop |= {"RP": 4_159_150, "SL": 992_666}
+    total = 84_358_845
+    assert REGION_POPULATION["DE"]["NW"] == pop["NW"]
+    assert sum(REGION_POPULATION["DE"].values()) == total
+    idx = pd.date_range("2023-01-01", "2024-01-02 23:00", freq="h", tz="UTC")
+    f = calendar_features(idx, timezone=TZ, country="DE")
+    local = idx.tz_convert(TZ)
+    day = f.groupby(local.date).first()
+
+    def row(d):
+        return day.loc[pd.Timestamp(d).date(), ["holiday_share", "bridge_share", "christmas"]]
+
+    corpus_christi = sum(pop.values()) / total  # BW, BY, HE, NW, RP, SL: 54,331,942
+    assert corpus_christi == pytest.approx(0.644057, abs=1e-6)
+    assert row("2023-06-08").tolist() == pytest.approx([corpus_christi, 0, 0])
+    assert row("2023-06-09").tolist() == pytest.approx([0, corpus_christi, 0])  # bridge Friday
+    all_saints = (sum(pop.values()) - pop["HE"]) / total  # Wednesday: no bridge
+    assert row("2023-11-01").tolist() == pytest.approx([all_saints, 0, 0])
+    assert row("2023-10-03").tolist() == [1, 0, 0]  # German Unity Day: everyone
+    assert row("2023-05-19").tolist() == [0, 1, 0]  # Friday after Ascension, everywhere
+    assert row("2023-12-27").tolist() == [0, 0, 1] and row("2023-12-24").tolist() == [0, 0, 1]
+    assert row("2023-12-25").tolist() == [1, 0, 1] and row("2024-01-01").tolist() == [1, 0, 1]
+    assert row("2023-12-23").tolist() == [0, 0, 0] and row("2024-01-02").tolist() == [0, 0, 0]
+    # the national flags stay national: Corpus Christi is not a holiday everywhere
+    assert day.loc[pd.Timestamp("2023-06-08").date(), ["holiday", "bridge_day"]].tolist() == [0, 0]
+    # a subdivision, and a country without a population table, give 0/1 flags
+    days = np.array([19516, 19517])  # 2023-06-08, 2023-06-09
+    by = holiday_shares(days, "DE-BY")
+    assert [v.tolist() for v in by] == [[1.0, 0.0], [0.0, 1.0]]
+    fr = holiday_shares(np.array([19662]), "FR")  # 2023-11-01, Toussaint
+    assert [v.tolist() for v in fr] == [[1.0], [0.0]]
+
+
 def test_subdivision():
     idx = pd.date_range("2023-06-08", periods=2, freq="D")
     by = calendar_features(idx, country="DE-BY")
@@ -95,7 +137,7 @@ def test_ten_years_hourly_is_fast():
     start = time.perf_counter()
     f = calendar_features(idx, timezone=TZ, country="DE")
     elapsed = time.perf_counter() - start
-    assert f.shape == (len(idx), 8)
+    assert f.shape == (len(idx), 6 + 5)
     assert elapsed < 1.0, f"{elapsed:.2f} s"
 
 

@@ -14,7 +14,6 @@ from forecast.models.baselines import (
     SARIMAXForecaster,
     SeasonalNaive,
 )
-from tests.conftest import make_series
 
 ALL = [
     Naive(),
@@ -116,22 +115,70 @@ def test_seasonal_naive_predict_from_new_history_needs_enough_rows():
         model.predict(horizon=1, history=history.iloc[:3])
 
 
-def test_seasonal_naive_tz_aware_across_dst():
-    # Berlin switches to summer time on 2023-03-26 at 02:00 (a 23-hour day).
-    df = frame(np.arange(47.0), start="2023-03-25 00:00", tz="Europe/Berlin")
-    assert df.index[-1] == pd.Timestamp("2023-03-26 23:00", tz="Europe/Berlin")
+BERLIN = "Europe/Berlin"
+
+
+def berlin_hours(first_day, last_day):
+    """Hourly Berlin frame from 00:00 of first_day to 23:00 of last_day, values 0, 1, 2, ..."""
+    index = pd.date_range(f"{first_day} 00:00", f"{last_day} 23:00", freq="h", tz=BERLIN)
+    return pd.DataFrame({"load": np.arange(len(index), dtype=float)}, index=index)
+
+
+def test_seasonal_naive_same_local_hour_after_spring_change():
+    # 2023-03-25 has 24 hours (rows 0-23); on 2023-03-26 02:00 does not exist: 00:00 -> 24,
+    # 01:00 -> 25, 03:00 -> 26, ..., 23:00 -> 46.
+    df = berlin_hours("2023-03-25", "2023-03-26")
+    assert len(df) == 47
     fc = SeasonalNaive(season="1D").fit(df).predict(horizon=24)
-    expected = pd.date_range("2023-03-27 00:00", periods=24, freq="h", tz="Europe/Berlin")
-    pd.testing.assert_index_equal(fc.index, expected, check_names=False)
-    # "1D" is 24 steps of elapsed time: step j repeats row 47 - 24 + j = 23 + j, so the
-    # forecast for 00:00 CEST comes from 23:00 CET two days earlier (same UTC hour).
-    assert fc["load"].tolist() == list(np.arange(23.0, 47.0))
-    assert fc.index[0].utcoffset() == pd.Timedelta("2h")
-    # 48 rows ending 2023-03-27 00:00 CEST, averaged over 2 seasons: rows j and 24 + j
-    df48 = frame(np.arange(48.0), start="2023-03-25 00:00", tz="Europe/Berlin")
-    avg = SeasonalNaive(season="1D", n_seasons=2).fit(df48).predict(horizon=3)
-    assert avg["load"].tolist() == [12.0, 13.0, 14.0]  # (j + 24 + j) / 2
-    assert avg.index[0] == pd.Timestamp("2023-03-27 01:00", tz="Europe/Berlin")
+    expected_index = pd.date_range("2023-03-27 00:00", periods=24, freq="h", tz=BERLIN)
+    pd.testing.assert_index_equal(fc.index, expected_index, check_names=False)
+    # same local hour yesterday; the skipped 02:00 is the mean of 01:00 and 03:00
+    assert fc["load"].tolist() == [24.0, 25.0, 25.5] + list(np.arange(26.0, 47.0))
+    # an int season counts elapsed steps: 00:00 CEST comes from 23:00 CET two days before
+    elapsed = SeasonalNaive(season=24).fit(df).predict(horizon=24)
+    assert elapsed["load"].tolist() == list(np.arange(23.0, 47.0))
+    # the forecast of the 23-hour day itself takes each hour from the day before
+    day = SeasonalNaive(season="1D").fit(df.iloc[:24]).predict(horizon=23)
+    assert day["load"].tolist() == [0.0, 1.0] + list(np.arange(3.0, 24.0))
+    # a UTC index with timezone= gives the same forecast
+    utc = SeasonalNaive(season="1D", timezone=BERLIN).fit(df.tz_convert("UTC"))
+    assert utc.predict(horizon=24)["load"].tolist() == fc["load"].tolist()
+    # without timezone a UTC index has no clock change: 24 elapsed hours
+    plain = SeasonalNaive(season="1D").fit(df.tz_convert("UTC")).predict(horizon=24)
+    assert plain["load"].tolist() == elapsed["load"].tolist()
+
+
+def test_seasonal_naive_same_local_hour_after_autumn_change():
+    # 2023-10-29 has 25 hours: 00:00 -> 24, 01:00 -> 25, 02:00 CEST -> 26, 02:00 CET -> 27,
+    # 03:00 -> 28, ..., 23:00 -> 48.
+    df = berlin_hours("2023-10-28", "2023-10-29")
+    assert len(df) == 49
+    fc = SeasonalNaive(season="1D").fit(df).predict(horizon=24)
+    # the repeated 02:00 is read as the mean of its two values (26 and 27)
+    assert fc["load"].tolist() == [24.0, 25.0, 26.5] + list(np.arange(28.0, 49.0))
+    # forecasting the 25-hour day: both 02:00 get the value of 02:00 the day before
+    day = SeasonalNaive(season="1D").fit(df.iloc[:24]).predict(horizon=25)
+    assert day.index[2].utcoffset() == pd.Timedelta("2h")
+    assert day.index[3].utcoffset() == pd.Timedelta("1h")
+    assert day["load"].tolist() == [0.0, 1.0, 2.0, 2.0] + list(np.arange(3.0, 24.0))
+    # two seasons: the mean of the same local hour one and two days before
+    two = SeasonalNaive(season="1D", n_seasons=2).fit(df).predict(horizon=4)
+    assert two["load"].tolist() == [12.0, 13.0, 14.25, 15.5]  # (24+0)/2, (25+1)/2, ...
+
+
+def test_seasonal_naive_last_week_across_the_spring_change():
+    # 2023-03-19 .. 2023-03-26: 8 days, the last one 23 hours; 03-20 00:00 is row 24
+    df = berlin_hours("2023-03-19", "2023-03-26")
+    fc = SeasonalNaive(season="7D").fit(df).predict(horizon=24)  # 2023-03-27, summer time
+    assert fc["load"].tolist() == list(np.arange(24.0, 48.0))  # 2023-03-20, same hours
+    elapsed = SeasonalNaive(season=168).fit(df).predict(horizon=24)
+    assert elapsed["load"].tolist() == list(np.arange(23.0, 47.0))  # one hour early
+    # the training tail keeps one extra hour for the week that holds 169 hours in autumn
+    assert len(SeasonalNaive(season="7D").fit(df).train_tail_[None]) == 169
+    # a history one hour short of a local week across the autumn change is reported
+    autumn = berlin_hours("2023-10-23", "2023-10-29").iloc[-168:]
+    with pytest.raises(ValueError, match="covers 167 local wall-clock steps; 1 season"):
+        SeasonalNaive(season="7D").fit(autumn).predict(horizon=1)
 
 
 # ------------------------------------------------------------- external forecast
@@ -173,68 +220,30 @@ def test_external_forecast_several_targets_map_in_order():
         ExternalForecast(column="fa").fit(df[["a", "b", "fa"]])
 
 
-# ------------------------------------------------------------------ linear lags
-def test_linear_lag_recovers_noiseless_ar2_per_channel():
-    # A sinusoid obeys y_t = 2 cos(w) y_{t-1} - y_{t-2} + c exactly (an AR(2)).
-    t = np.arange(300)
-    w1, w2 = 2 * np.pi / 24, 2 * np.pi / 10
-    whole = pd.DataFrame(
-        {"a": 10 + 3 * np.sin(w1 * t), "b": 5 + 2 * np.cos(w2 * t + 0.3)},
-        index=pd.date_range("2023-01-01", periods=300, freq="h"),
-    )
-    train, test = whole.iloc[:250], whole.iloc[250:]
-    est = LinearLagForecaster(lags=2, alpha=1e-9, calendar=False).fit(train)
-    np.testing.assert_allclose(
-        est.coef_[:, :2], [[2 * np.cos(w1), -1], [2 * np.cos(w2), -1]], atol=1e-5
-    )
-    fc = est.predict(horizon=50)  # recursive: 48 of the 50 steps use forecasts as lags
-    np.testing.assert_allclose(fc.to_numpy(), test.to_numpy(), atol=1e-4)
-    # the same model forecasts another stretch of history without refitting
-    fc2 = est.predict(horizon=10, history=whole.iloc[:120])
-    np.testing.assert_allclose(fc2.to_numpy(), whole.iloc[120:130].to_numpy(), atol=1e-4)
-    # lags given as time spans are the same model
-    same = LinearLagForecaster(lags=("1h", "2h"), alpha=1e-9, calendar=False).fit(train)
-    np.testing.assert_allclose(same.coef_, est.coef_)
-
-
-def test_linear_lag_uses_future_covariate_at_target_time():
-    # y_t = 0.5 y_{t-1} + 3 x_t with x known in advance
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(200)
-    y = np.zeros(200)
-    for i in range(1, 200):
-        y[i] = 0.5 * y[i - 1] + 3 * x[i]
-    df = frame(y)
-    df["x"] = x
-    est = LinearLagForecaster(lags=1, alpha=1e-9, calendar=False, future_covariates=["x"])
-    est.fit(df.iloc[:150])
-    fc = est.predict(horizon=5, future=df)
-    np.testing.assert_allclose(fc["load"].to_numpy(), y[150:155], atol=1e-6)
-
-
-def test_linear_lag_pools_several_series():
-    t = np.arange(200)
-    # same mean level, so one global AR(2) with one intercept fits both exactly
-    a = frame(10 + np.sin(2 * np.pi * t / 24))
-    b = frame(10 + 2 * np.sin(2 * np.pi * t / 24 + 1))
-    est = LinearLagForecaster(lags=2, alpha=1e-9, calendar=False).fit({"a": a, "b": b})
-    fc = est.predict(horizon=4)
-    t_next = np.arange(200, 204)
-    np.testing.assert_allclose(fc["a"]["load"], 10 + np.sin(2 * np.pi * t_next / 24), atol=1e-4)
-    np.testing.assert_allclose(
-        fc["b"]["load"], 10 + 2 * np.sin(2 * np.pi * t_next / 24 + 1), atol=1e-4
-    )
-
-
-def test_linear_lag_with_calendar_features():
-    features = pytest.importorskip("forecast.features")
-    assert hasattr(features, "calendar_features")
-    df = make_series(24 * 14, tz="Europe/Berlin")
-    est = LinearLagForecaster(lags=(1, "1D"), country="DE", timezone="Europe/Berlin").fit(df)
-    assert est.coef_.shape[1] > 2  # lag terms plus calendar features
-    fc = est.predict(horizon=24)
-    assert fc.shape == (24, 1) and np.isfinite(fc.to_numpy()).all()
-    assert M_mae(fc["load"], 10 + 3 * np.sin(2 * np.pi * np.arange(336, 360) / 24)) < 0.5
+def test_external_forecast_ignores_gaps_it_does_not_forecast():
+    df = frame(np.arange(10.0) * 100)
+    df["forecast"] = np.arange(10.0) * 100 + 1
+    df.iloc[2, 1] = np.nan  # a gap in the forecast column of a training row
+    df.iloc[3, 0] = np.nan  # and one in the target
+    before = df.copy()
+    est = ExternalForecast().fit(df.iloc[:6])
+    np.testing.assert_array_equal(est.predict(horizon=2, future=df)["load"], [601.0, 701.0])
+    many = est.predict_origins(df, df.index[[4, 6]], horizon=3)
+    np.testing.assert_array_equal(many["load"], [501.0, 601, 701, 701, 801, 901])
+    pd.testing.assert_frame_equal(df, before)
+    # a gap in a row that is forecast is reported with its column and timestamp
+    with pytest.raises(
+        ValueError,
+        match=r"'forecast' has no value \(nan\) at forecast timestamp "
+        r"2023-01-02 02:00:00 \(forecast issued after 2023-01-02 00:00:00\)",
+    ):
+        est.predict_origins(df, df.index[[0, 4]], horizon=3)
+    with pytest.raises(ValueError, match="future covariate column 'forecast' has 3 non-finite"):
+        est.predict(horizon=3, history=df.iloc[:4], future=df.iloc[4:].assign(forecast=np.nan))
+    # nan_policy="interpolate" fills the forecast column in time: (101 + 301) / 2 at row 2
+    filled = ExternalForecast(nan_policy="interpolate").fit(df.iloc[:6])
+    got = filled.predict_origins(df, df.index[[0]], horizon=3)["load"].tolist()
+    assert got == [101.0, 201.0, 301.0]
 
 
 def M_mae(a, b):
@@ -363,7 +372,7 @@ def test_ets_estimated_initialisation_and_multiplicative():
     "est",
     [
         SeasonalNaive(season="1D", n_seasons=2),
-        LinearLagForecaster(lags=(1, 2, 24), calendar=False),
+        LinearLagForecaster(lags=(1, 2, 24), seasonal_lags=("1D",), calendar=False),
         ETSForecaster(seasonal_periods=24, train_window="4D"),
     ],
     ids=lambda e: type(e).__name__,

@@ -1,40 +1,99 @@
-"""Ridge regression on lagged values and calendar features, rolled out recursively."""
+"""Direct ridge forecasts from lagged values, daily profiles and the calendar."""
 
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
-from sklearn.linear_model import Ridge
+import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from forecast import _validation as V
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.models.baselines._math import lag_design, recursive_lag_forecast, to_steps
+from forecast.models.baselines import _direct as D
+from forecast.models.baselines import _wallclock as W
+from forecast.models.baselines._math import to_steps
+
+_HOUR_NS = 3_600 * 10**9
+
+
+def _steps_up(value: object, freq: pd.DateOffset, name: str) -> int:
+    """Convert a positive int, or a time span rounded up to whole steps of ``freq``."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if value < 1:
+            raise ValueError(f"{name} must be a positive number of steps, got {value}")
+        return int(value)
+    step = W.fixed_step(freq)
+    try:
+        span = pd.Timedelta(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"{name} must be an int number of steps or a time span, got {value!r}"
+        ) from err
+    if step is None:
+        raise ValueError(
+            f"{name}={value!r} is a time span, but the data frequency {freq.freqstr} has no fixed "
+            "length; give it as an int number of steps"
+        )
+    if span <= pd.Timedelta(0):
+        raise ValueError(f"{name} must be a positive time span, got {value!r}")
+    return int(-(-span.value // step))
 
 
 class LinearLagForecaster(BaseForecaster):
-    """Linear autoregression on chosen lags plus calendar features, fitted with ridge.
+    """Direct linear forecasts: one ridge regression per time of day of the origin and lead.
 
-    One scikit-learn ``Ridge`` per channel predicts the next value from that channel's
-    values at ``lags`` and from the future-known regressors at the target time (declared
-    ``future_covariates``, then calendar/holiday features when ``calendar=True``). The model
-    is global: rows from every series are pooled. Forecasts are recursive: each predicted
-    step is fed back as a lag for the next, so one model serves every horizon. Targets are
-    standardised per channel before fitting (so ``alpha`` does not depend on the units).
+    A forecast issued after the last observed step (the *origin*) predicts each later step
+    directly from data available at the origin, so it does not compound its own errors.
+    The regressors of the target ``j`` steps after the origin are:
+
+    - the last ``lags`` values (the last day's profile and level, by default);
+    - for each of ``seasonal_lags``, the value at the same local time most recently
+      observed: for ``"1D"`` yesterday's value when that hour has been observed at the
+      origin, else the day before's; for ``"7D"`` last week's;
+    - with ``calendar=True``, day-level regressors of the target's local date: weekday
+      (one-hot), day of year and, with a ``country``, the share of the population on a
+      public holiday falling on a working day, on a Saturday, on a bridge day, and the
+      Christmas period (24 Dec - 1 Jan; :mod:`forecast.features`); the same holiday
+      regressors of each seasonal source's date and of the dates of the newest and oldest
+      lag (last week's Thursday, or yesterday, may have been a holiday);
+    - declared ``future_covariates`` at the target time.
+
+    There is one model per lead ``j = 1 .. horizon`` and per local time of day of the origin
+    (``by_time_of_day``, sub-daily data): for the day-ahead market (issued at 12:00 for the
+    next day) that is one model per hour of the next day. Each is a ridge fit on all
+    training origins at that time of day, shrunk towards the fit of the same lead pooled
+    over all times of day (a time of day without training rows uses the pooled fit).
+    Forecasts beyond ``horizon`` steps continue from the model's own output. Rows of all
+    series are pooled; each channel has its own coefficients. Targets are standardised.
+
+    Lags and leads count steps of the local wall clock (see
+    :mod:`~forecast.models.baselines._wallclock`): on a tz-aware index every local day has
+    the same number of steps, the repeated autumn hour holds the mean of its two values and
+    the skipped spring hour is interpolated; both repeated timestamps get the same forecast.
 
     Parameters
     ----------
     lags : int or sequence of int or str, default=24
-        An int ``k`` means lags ``1 .. k``; a sequence lists lags in steps or as time spans
-        of the data frequency, e.g. ``(1, 2, "1D", "7D")``.
-    alpha : float, default=1.0
-        Ridge penalty.
+        Lags behind the origin: an int ``k`` means ``1 .. k`` (``1`` is the last observed
+        step); a sequence lists lags in steps or as time spans, e.g. ``(1, 2, "1D")``.
+    seasonal_lags : "auto" or sequence of int or str, default="auto"
+        Periods of the target-relative lags. ``"auto"``: ``("1D", "7D")`` for sub-daily
+        data, ``("7D",)`` for daily data, none otherwise; ``()`` for none.
+    horizon : int, str or None, default=None
+        Leads with their own models, as steps or a time span (rounded up to steps). None:
+        two days of steps for data with a fixed step up to one day, else 1.
+    alpha : float, default=3.0
+        Ridge penalty (targets and lags are standardised).
+    by_time_of_day : bool, default=True
+        Separate models per local time of day of the origin (sub-daily data whose step
+        divides a day); False pools all origins.
     calendar : bool, default=True
-        Use calendar and holiday features (:func:`forecast.features.calendar_features`).
+        Use the day-level calendar and holiday regressors.
     country : str, optional
-        Holiday calendar, such as ``"DE"``.
+        Holiday calendar, such as ``"DE"`` (regional holidays weighted by population).
     timezone : str, optional
-        Local time zone of the calendar features.
+        Local time zone of the wall clock and the calendar (default: the index's zone).
     future_covariates : list of str, optional
         Columns known in advance, used at the target time.
     nan_policy : {"raise", "interpolate"}, default="raise"
@@ -44,23 +103,28 @@ class LinearLagForecaster(BaseForecaster):
 
     Attributes
     ----------
-    lags_ : ndarray of int
-        Sorted lags in steps.
-    coef_ : ndarray of shape (n_channels, n_lags + n_regressors)
-        Coefficients per channel, lag terms first.
-    intercept_ : ndarray of shape (n_channels,)
-        Intercept per channel.
+    lags_, seasonal_lags_ : ndarray of int
+        Lags and seasonal periods in steps.
+    horizon_ : int
+        Leads fitted (fewer than ``horizon`` when the training data are short).
+    n_phases_ : int
+        Times of day with their own models (1 when not ``by_time_of_day``).
+    coef_ : ndarray of shape (n_channels, n_phases, horizon, n_regressors)
+        Coefficients: lags, seasonal lags, future covariates, day regressors of the
+        target, holiday regressors of each seasonal source.
+    intercept_ : ndarray of shape (n_channels, n_phases, horizon)
+        Intercepts.
 
     Examples
     --------
     >>> import numpy as np
     >>> import pandas as pd
     >>> from forecast.models.baselines import LinearLagForecaster
-    >>> index = pd.date_range("2023-01-01", periods=100, freq="h")
-    >>> df = pd.DataFrame({"load": np.sin(np.arange(100) / 3)}, index=index)
-    >>> model = LinearLagForecaster(lags=2, alpha=1e-6, calendar=False).fit(df)
-    >>> model.predict(horizon=3).shape
-    (3, 1)
+    >>> index = pd.date_range("2023-01-01", periods=24 * 21, freq="h")
+    >>> df = pd.DataFrame({"load": np.sin(np.arange(24 * 21) * np.pi / 12)}, index=index)
+    >>> model = LinearLagForecaster(horizon=24).fit(df)
+    >>> model.predict(horizon=36).shape
+    (36, 1)
     """
 
     _scale_targets = True
@@ -68,7 +132,10 @@ class LinearLagForecaster(BaseForecaster):
     def __init__(
         self,
         lags: int | tuple = 24,
-        alpha: float = 1.0,
+        seasonal_lags: str | tuple = "auto",
+        horizon: int | str | None = None,
+        alpha: float = 3.0,
+        by_time_of_day: bool = True,
         calendar: bool = True,
         country: str | None = None,
         timezone: str | None = None,
@@ -77,7 +144,10 @@ class LinearLagForecaster(BaseForecaster):
         fill_gaps: bool = False,
     ):
         self.lags = lags
+        self.seasonal_lags = seasonal_lags
+        self.horizon = horizon
         self.alpha = alpha
+        self.by_time_of_day = by_time_of_day
         self.calendar = calendar
         self.country = country
         self.timezone = timezone
@@ -85,6 +155,7 @@ class LinearLagForecaster(BaseForecaster):
         self.nan_policy = nan_policy
         self.fill_gaps = fill_gaps
 
+    # ------------------------------------------------------------ settings
     def _lag_steps(self) -> np.ndarray:
         lags = self.lags
         if isinstance(lags, numbers.Integral) and not isinstance(lags, bool):
@@ -97,39 +168,192 @@ class LinearLagForecaster(BaseForecaster):
             )
         return np.unique([to_steps(lag, self.freq_, "lags") for lag in lags])
 
+    def _seasonal_steps(self) -> np.ndarray:
+        value = self.seasonal_lags
+        if isinstance(value, str) and value == "auto":
+            step = W.fixed_step(self.freq_)
+            if step is None or step > W.DAY_NS:
+                value = ()
+            else:
+                value = ("7D",) if step == W.DAY_NS else ("1D", "7D")
+        elif isinstance(value, str) or not isinstance(value, list | tuple):
+            raise ValueError(
+                f"seasonal_lags must be 'auto' or a list of periods such as ('1D', '7D'), "
+                f"got {value!r}"
+            )
+        return np.unique([to_steps(s, self.freq_, "seasonal_lags") for s in value]).astype(int)
+
+    def _horizon_steps(self) -> int:
+        if self.horizon is not None:
+            return _steps_up(self.horizon, self.freq_, "horizon")
+        step = W.fixed_step(self.freq_)
+        return 1 if step is None or step > W.DAY_NS else 2 * W.DAY_NS // step
+
+    def _need(self) -> int:
+        """Grid steps of history behind each forecast: the longest lag or period."""
+        seasonal = self._seasonal_steps()
+        return int(max(self._lag_steps().max(), seasonal.max() if len(seasonal) else 1))
+
+    def _margin(self) -> int:
+        """Extra rows so that a tail spanning a clock change still covers ``_need`` steps."""
+        step = W.fixed_step(self.freq_)
+        if self.tz_ is None or step is None or step >= W.DAY_NS:
+            return 0
+        return -(-_HOUR_NS // step)
+
     def _min_train_length(self) -> int:
         return 1  # depends on the frequency; checked in _fit
 
     def _min_history(self) -> int:
-        return int(self.lags_.max())
+        # one hour short across an autumn change is reported by _roll
+        return self._need()
 
     def _keep_history(self) -> int:
-        return int(self._lag_steps().max())
+        return self._need() + self._margin()
 
+    def _calendar(self, index: pd.DatetimeIndex) -> None:
+        return None  # day regressors are built on the wall-clock grid (see _grids)
+
+    # ---------------------------------------------------------------- grids
+    def _grids(self, series: list[SeriesArrays], horizon: int) -> list[dict]:
+        """Each series on its wall-clock grid, with covariates and forecast positions."""
+        out = []
+        for s in series:
+            n = len(s.y)
+            grid = W.series_grid(s.y, s.index, self.timezone, self.freq_)
+            pos = np.zeros(0, dtype=np.int64)
+            times = grid.times
+            if horizon:
+                pos, new_times = W.target_positions(
+                    grid, s.index[-1], self.freq_, horizon, self.timezone
+                )
+                times = np.concatenate([grid.times, new_times])
+            covs = None
+            if s.future is not None:
+                rows = s.future[: n + horizon]
+                covs = W.rows_to_grid(rows, np.concatenate([grid.row_pos, pos]), len(times))
+            out.append({"key": s.key, "grid": grid, "pos": pos, "times": times, "covs": covs})
+        return out
+
+    def _known(self, grids: list[dict]) -> tuple[list, list]:
+        """Known-in-advance regressors and seasonal-source holiday regressors per grid."""
+        if not self.calendar:
+            return [g["covs"] for g in grids], [None] * len(grids)
+        days = [D.position_days(g["times"]) for g in grids]
+        unique = np.unique(np.concatenate(days))
+        table = D.day_table(unique, self.country)  # (n_days, K)
+        n_hol = D.n_holiday_columns(self.country)
+        known, source = [], []
+        for g, d in zip(grids, days, strict=True):
+            per_pos = table[np.searchsorted(unique, d)]
+            known.append(per_pos if g["covs"] is None else np.hstack([g["covs"], per_pos]))
+            source.append(per_pos[:, per_pos.shape[1] - n_hol :] if n_hol else None)
+        return known, source
+
+    # ------------------------------------------------------------------ fit
     def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
-        lags = self._lag_steps()
+        # many small products: a multi-threaded BLAS spends its time synchronising threads
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._fit_single_thread(series)
+
+    def _fit_single_thread(self, series: list[SeriesArrays]) -> None:
         alpha = self.alpha
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or alpha < 0:
             raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
-        for s in series:
-            V.check_length(len(s.y), int(lags.max()) + 1, s.key, f"largest lag {lags.max()} + 1")
+        lags, seasonal, horizon = self._lag_steps(), self._seasonal_steps(), self._horizon_steps()
+        need = self._need()
+        step = W.fixed_step(self.freq_)
+        n_phases = W.steps_per_day(step) if self.by_time_of_day else 1
+        grids = self._grids(series, 0)
+        lengths = [len(g["grid"].values) for g in grids]
+        if max(lengths) <= need:
+            raise ValueError(
+                f"the longest training series has {max(lengths)} steps; LinearLagForecaster "
+                f"needs more than {need}: lags up to {int(lags.max())} steps, seasonal_lags "
+                f"{[int(v) for v in seasonal]} steps"
+            )
+        if n_phases > max(lengths):
+            raise ValueError(
+                f"by_time_of_day=True fits one model per time of day ({n_phases} at frequency "
+                f"{self.freq_.freqstr}), but the longest training series has only "
+                f"{max(lengths)} steps: pass by_time_of_day=False"
+            )
+        known, source = self._known(grids)
+        fitted = min(horizon, max(lengths) - need)
         n_channels = len(self.columns_)
-        coefs, intercepts = [], []
+        coef, intercept = None, None
         for c in range(n_channels):
-            parts = [lag_design(s.y[:, c], lags, s.future) for s in series]
-            x = np.concatenate([p[0] for p in parts])  # (rows, L + F)
-            target = np.concatenate([p[1] for p in parts])  # (rows,)
-            ridge = Ridge(alpha=float(alpha)).fit(x, target)
-            coefs.append(ridge.coef_)
-            intercepts.append(ridge.intercept_)
-        self.lags_ = lags
-        self.coef_ = np.stack(coefs)  # (C, L + F)
-        self.intercept_ = np.asarray(intercepts, dtype=float)  # (C,)
+            for j in range(1, fitted + 1):
+                xtx = xty = None
+                for g, kn, so in zip(grids, known, source, strict=True):
+                    grid = g["grid"]
+                    origins = np.arange(need - 1, len(grid.values) - j)
+                    if not len(origins):
+                        continue
+                    values = grid.values[:, c]
+                    x = D.regressors(
+                        values, origins, np.full(len(origins), j), lags, seasonal, kn, so
+                    )
+                    first = int(W.phase_of(grid.times[origins[:1]], step, n_phases)[0])
+                    parts = D.gram_by_phase(x, values[origins + j], first, n_phases)
+                    xtx = parts[0] if xtx is None else xtx + parts[0]
+                    xty = parts[1] if xty is None else xty + parts[1]
+                beta, b0 = D.solve_pooled_then_phase(xtx, xty, float(alpha))
+                if coef is None:
+                    coef = np.zeros((n_channels, n_phases, fitted, beta.shape[1]))
+                    intercept = np.zeros((n_channels, n_phases, fitted))
+                coef[c, :, j - 1], intercept[c, :, j - 1] = beta, b0
+        self.lags_, self.seasonal_lags_ = lags, seasonal
+        self.horizon_, self.n_phases_ = int(fitted), int(n_phases)
+        self.coef_, self.intercept_ = coef, intercept
 
+    # -------------------------------------------------------------- predict
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
-        width = int(self.lags_.max())
-        tail = np.stack([s.y[-width:] for s in series])  # (N, L_max, C)
-        exog = None
-        if series[0].future is not None:
-            exog = np.stack([s.future_steps(horizon) for s in series])  # (N, H, F)
-        return recursive_lag_forecast(tail, self.lags_, self.coef_, self.intercept_, exog, horizon)
+        keep = self._keep_history()
+        tails = []
+        for s in series:
+            n = len(s.y)
+            start = max(n - keep, 0)
+            fut = None if s.future is None else s.future[start : n + horizon]
+            tails.append(SeriesArrays(s.key, s.y[start:], s.index[start:], None, fut))
+        grids = self._grids(tails, horizon)
+        known, source = self._known(grids)
+        step = W.fixed_step(self.freq_)
+        out = np.empty((len(series), horizon, len(self.columns_)))
+        for i, (g, kn, so) in enumerate(zip(grids, known, source, strict=True)):
+            out[i] = self._roll(g, kn, so, step)
+        return out
+
+    def _roll(self, g: dict, known, source, step) -> np.ndarray:
+        """Forecast one grid block of ``horizon_`` leads at a time up to the last target."""
+        grid, pos = g["grid"], g["pos"]
+        origin = grid.origin
+        if origin + 1 < self._need():
+            raise ValueError(
+                f"{V._where(g['key'])}history covers {origin + 1} local wall-clock steps, fewer "
+                f"than the {self._need()} LinearLagForecaster needs"
+            )
+        n_new = max(int(pos.max()) - origin, 0)
+        values = np.concatenate([grid.values, np.zeros((n_new, grid.values.shape[1]))])
+        done = 0
+        while done < n_new:
+            o = origin + done
+            leads = np.arange(1, min(self.horizon_, n_new - done) + 1)
+            phase = int(W.phase_of(g["times"][o : o + 1], step, self.n_phases_)[0])
+            block = np.empty((len(leads), values.shape[1]))
+            for c in range(values.shape[1]):
+                x = D.regressors(
+                    values[:, c],
+                    np.full(len(leads), o),
+                    leads,
+                    self.lags_,
+                    self.seasonal_lags_,
+                    known,
+                    source,
+                )
+                w = self.coef_[c, phase, leads - 1]  # (J, F)
+                block[:, c] = np.einsum("jf,jf->j", x, w) + self.intercept_[c, phase, leads - 1]
+            values[o + leads] = block
+            done += len(leads)
+        # targets at or before the origin (inside a repeated autumn hour) are observed
+        return values[pos]
