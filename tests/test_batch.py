@@ -492,7 +492,7 @@ def test_bad_zone_or_naive_input_with_a_zone_is_refused(setup, tmp_path, capsys,
 
 
 def test_nan_policy_applies_to_this_run_only(local, tmp_path, capsys):
-    path, history = local["cut"]("2023-10-29 23:00", start="2023-10-25")
+    path, history = local["cut"]("2023-10-29 23:00", start="2023-10-20")
     gap = pd.Timestamp("2023-10-29 02:00+01:00")  # the second 02:00 of the long night
     frame = pd.read_csv(path)
     row = int(frame.index[frame["timestamp"] == "2023-10-29 02:00:00+01:00"][0])
@@ -510,7 +510,7 @@ def test_nan_policy_applies_to_this_run_only(local, tmp_path, capsys):
     code, out, err = run_cli(
         [*args, "--output", tmp_path / "i.csv", "--nan-policy", "interpolate"], capsys
     )
-    assert code == 0 and err == ""
+    assert code == 0 and err == "", err
     filled = history.copy()  # time interpolation: the mean of the two neighbouring hours
     filled.loc[gap, "load"] = (history["load"].iloc[row - 1] + history["load"].iloc[row + 1]) / 2
     expected = local["est"].predict(horizon=24, history=filled)["load"].to_numpy()

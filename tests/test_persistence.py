@@ -132,7 +132,7 @@ def test_neural_round_trip_gives_identical_forecasts_and_state(saved, lstm, data
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: LinearLagForecaster(lags=(1, 2, "1D")),
+        lambda: LinearLagForecaster(lags=(1, 2, "1D"), seasonal_lags=("1D",)),
         lambda: SeasonalNaive(season="1D", n_seasons=2),
         lambda: GRUForecaster(**TINY, random_state=1, device="cpu"),
     ],
