@@ -278,7 +278,11 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
 
                 with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
                     warnings.filterwarnings("ignore", "Series.values")  # API pandas 3.1 deprecates
-                    arrow = pa.Table.from_pandas(table, preserve_index=False)
+                    try:
+                        arrow = pa.Table.from_pandas(table, preserve_index=False)
+                    except pa.ArrowException as err:  # names the column, not the file
+                        kind = TypeError if isinstance(err, TypeError) else ValueError
+                        raise kind(f"{path}: cannot write as Parquet: {err}") from err
                 pq.write_table(arrow, fh)
             else:
                 fh.write(csv_text(table).encode())

@@ -14,21 +14,19 @@ A ``command`` case runs the ``forecast`` command in-process: it must exit non-ze
 nothing on stdout and exactly one line on stderr; it "raises" :class:`CommandFailed` with
 the message ``exit N: <that line>``.
 
-This module holds the cases on frames and parameters, file reading and datasets (sections:
-containers, index, values, lengths, horizon, time zones, future covariates, columns, long
-frames, parameters, origins and backtests, files, datasets). Saved model folders, model
-URIs, the CLI and batch runs are in ``test_bad_inputs_files.py``, which imports this
-machinery with a :class:`Corpus` of its own.
+This module holds the machinery and the cases on data in memory: frames and parameters
+(sections: containers, index, values, lengths, horizon, time zones, future covariates,
+columns, long frames, parameters, origins and backtests). Everything that reads or writes
+files (data files, datasets, saved model folders, model URIs, the CLI and batch runs) is in
+``test_bad_inputs_files.py``, which imports this machinery with a :class:`Corpus` of its own.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import gzip
 import hashlib
 import inspect
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +44,6 @@ from forecast import (
     TransformerForecaster,
     backtest,
 )
-from forecast.datasets import load
-from forecast.io import read_frame, write_frame
 from tests.conftest import make_series
 
 # ------------------------------------------------------------------------- the machinery
@@ -895,219 +891,3 @@ for _name, _settings, _match in [
 def backtest_tz_mix(tmp_path):
     data = {"a": series(), "b": series(tz="UTC")}
     return Call(lambda: backtest(Naive(), data, horizon=2, start="2023-01-02"), (data,))
-
-
-# --------------------------------------------------------------------------------- files
-def _file(tmp_path: Path, name: str, content: bytes | str) -> Path:
-    path = tmp_path / name
-    path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    return path
-
-
-def _read(tmp_path: Path, name: str, content: bytes | str, **options) -> Call:
-    path = _file(tmp_path, name, content)
-    return Call(lambda: read_frame(path, **options))
-
-
-@case(FileNotFoundError, r"input file .*nope\.csv does not exist")
-def file_missing(tmp_path):
-    return Call(lambda: read_frame(tmp_path / "nope.csv"))
-
-
-@case(ValueError, r"load\.txt: unknown file type '\.txt'; expected \.csv or \.parquet")
-def file_unknown_suffix(tmp_path):
-    return _read(tmp_path, "load.txt", "timestamp,load\n")
-
-
-@case(ValueError, r"c\.csv: no time column; pass time_column= one of \['x', 'load'\]")
-def file_csv_without_time_column(tmp_path):
-    return _read(tmp_path, "c.csv", "x,load\n1,2\n")
-
-
-@case(
-    ValueError,
-    r"b\.csv: column 'timestamp' has a value that is not a timestamp: 'notadate' at row 1",
-)
-def file_csv_bad_timestamp(tmp_path):
-    return _read(tmp_path, "b.csv", "timestamp,load\n2023-01-01 00:00,1\nnotadate,2\n")
-
-
-@case(ValueError, r"time_column= one of \['timestamp', 'load'\] \(looked for \['when'\]\)")
-def file_csv_named_time_column_absent(tmp_path):
-    return _read(tmp_path, "d.csv", "timestamp,load\n2023-01-01 00:00,1\n", time_column="when")
-
-
-@case(ValueError, r"empty\.csv: no header line: the file is empty or holds only blank lines")
-def file_csv_empty(tmp_path):
-    return _read(tmp_path, "empty.csv", b"")
-
-
-@case(ValueError, r"blank\.csv: no header line")
-def file_csv_only_blank_lines(tmp_path):
-    return _read(tmp_path, "blank.csv", "\n\n\n")
-
-
-@case(ValueError, r"binary\.csv: not UTF-8 text: byte 0xff at line 1, column 2 cannot be decoded")
-def file_csv_binary(tmp_path):
-    return _read(tmp_path, "binary.csv", b"\x00\xff\xfe garbage \x00\n\x01,\x02\n")
-
-
-@case(ValueError, r"latin1\.csv: not UTF-8 text: byte 0xe4 at line 3, column 24 .*save it as UTF-8")
-def file_csv_latin1(tmp_path):
-    text = "timestamp,load\n2023-01-01 00:00,1\n2023-01-01 01:00,2 # Tr\xe4ger\n"
-    return _read(tmp_path, "latin1.csv", text.encode("latin-1"))
-
-
-@case(ValueError, r"excel\.csv: not UTF-8 text: it starts with a UTF-16 byte-order mark")
-def file_csv_utf16(tmp_path):
-    return _read(tmp_path, "excel.csv", "timestamp,load\n2023-01-01 00:00,1\n".encode("utf-16"))
-
-
-@case(ValueError, r"quote\.csv: a quoted field in the row starting on line 2 is never closed")
-def file_csv_unterminated_quote(tmp_path):
-    return _read(tmp_path, "quote.csv", 'timestamp,load\n2023-01-01 00:00,"1\n')
-
-
-@case(ValueError, r"late\.csv: a quoted field in the row starting on line 4 is never closed")
-def file_csv_unterminated_quote_far_from_the_end(tmp_path):
-    rows = "".join(f"2023-01-02 {h:02d}:00,{h}\n" for h in range(24)) * 10_000  # > csv limit
-    text = 'timestamp,load\n2023-01-01 00:00,1\n\n2023-01-01 01:00,"2\n' + rows
-    return _read(tmp_path, "late.csv", text)
-
-
-@case(ValueError, r"ragged\.csv: line 2 has 4 fields, but the header \(line 1\) has 2")
-def file_csv_ragged_first_row(tmp_path):  # pandas would shift the surplus into the index
-    text = "timestamp,load\n2023-01-01 00:00,1,5,6\n2023-01-01 01:00,2\n"
-    return _read(tmp_path, "ragged.csv", text)
-
-
-@case(ValueError, r"ragged\.csv: line 4 has 3 fields, but the header \(line 1\) has 2")
-def file_csv_ragged_later_row(tmp_path):
-    text = "timestamp,load\n2023-01-01 00:00,1\n2023-01-01 01:00,2\n2023-01-01 02:00,3,5\n"
-    return _read(tmp_path, "ragged.csv", text)
-
-
-@case(ValueError, r"comma\.csv: line 2 has 3 fields, but the header \(line 1\) has 2")
-def file_csv_trailing_delimiter_on_every_row(tmp_path):
-    text = "timestamp,load\n2023-01-01 00:00,1,\n2023-01-01 01:00,2,\n"
-    return _read(tmp_path, "comma.csv", text)
-
-
-@case(ValueError, r"zipped\.csv\.gz: line 3 has 3 fields, but the header \(line 1\) has 2")
-def file_csv_gz_ragged_row(tmp_path):
-    text = "timestamp,load\n2023-01-01 00:00,1\n2023-01-01 01:00,2,5\n"
-    return _read(tmp_path, "zipped.csv.gz", gzip.compress(text.encode()))
-
-
-@case(ValueError, r"plain\.csv\.gz: not a readable compressed file \(Not a gzipped file")
-def file_csv_gz_not_gzip(tmp_path):
-    return _read(tmp_path, "plain.csv.gz", "timestamp,load\n2023-01-01 00:00,1\n")
-
-
-@case(ValueError, r"cut\.csv\.gz: not a readable compressed file \(Compressed file ended")
-def file_csv_gz_truncated(tmp_path):
-    data = gzip.compress(series(2000).rename_axis("timestamp").to_csv().encode())
-    return _read(tmp_path, "cut.csv.gz", data[: len(data) // 2])
-
-
-def _parquet_bytes() -> bytes:
-    buffer = io.BytesIO()
-    series(500).to_parquet(buffer)
-    return buffer.getvalue()
-
-
-@case(ValueError, r"garbage\.parquet: not a readable Parquet file \(Parquet magic bytes not found")
-def file_parquet_garbage(tmp_path):
-    return _read(tmp_path, "garbage.parquet", b"this is not a parquet file")
-
-
-@case(ValueError, r"empty\.parquet: not a readable Parquet file \(Parquet file size is 0 bytes")
-def file_parquet_empty(tmp_path):
-    return _read(tmp_path, "empty.parquet", b"")
-
-
-@case(ValueError, r"cut\.parquet: not a readable Parquet file")
-def file_parquet_truncated(tmp_path):
-    data = _parquet_bytes()
-    return _read(tmp_path, "cut.parquet", data[: len(data) // 2])
-
-
-@case(ValueError, r"noise\.parquet: not a readable Parquet file")
-def file_parquet_damaged_inside(tmp_path):  # pyarrow raises a bare OSError here
-    data = bytearray(_parquet_bytes())
-    data[4:20] = b"\xff" * 16  # the first page header, after the magic bytes
-    return _read(tmp_path, "noise.parquet", bytes(data))
-
-
-@case(ValueError, r"out\.xlsx: unknown output type '\.xlsx'")
-def file_write_unknown_suffix(tmp_path):
-    frame = series()
-    return Call(lambda: write_frame(frame, tmp_path / "out.xlsx"), (frame,))
-
-
-@case(ValueError, "Conversion failed for column obj with type object")
-def file_write_parquet_unconvertible(tmp_path):
-    frame = with_column(series(), "obj", pd.Series([object()] * 48, dtype=object).values)
-    return Call(lambda: write_frame(frame, tmp_path / "out.parquet"), (frame,))
-
-
-# ------------------------------------------------------------------------------ datasets
-@case(KeyError, "unknown dataset 'entsoe-fr'; the catalogue has")
-def dataset_unknown_name(tmp_path):
-    return Call(lambda: load("entsoe-fr", data_dir=tmp_path))
-
-
-@case(FileNotFoundError, r"dataset 'ett-h1' not found in .*ett_small; set FORECAST_DATA_DIR")
-def dataset_not_downloaded(tmp_path):
-    return Call(lambda: load("ett-h1", data_dir=tmp_path))
-
-
-@case(ValueError, "split must be 'train', 'test' or None, got 'validation'")
-def dataset_bad_option(tmp_path):
-    (tmp_path / "cmu_mocap_expmap").mkdir()
-    _file(tmp_path / "cmu_mocap_expmap", "x.txt", "0,0\n")
-    return Call(lambda: load("cmu-mocap", data_dir=tmp_path, split="validation"))
-
-
-ETT_HEADER = "date,HUFL,HULL,MUFL,MULL,LUFL,LULL,OT\n"
-
-
-def _ett(tmp_path: Path, content: bytes | str) -> Call:
-    (tmp_path / "ett_small").mkdir()
-    _file(tmp_path / "ett_small", "ETTh1.csv", content)
-    return Call(lambda: load("ett-h1", data_dir=tmp_path))
-
-
-@case(
-    ValueError,
-    r"ETTh1\.csv: not an ETT file: lacks column\(s\) \['date', 'HUFL', .*'OT'\]; "
-    r"found \['x', 'y'\]",
-)
-def dataset_corrupted_file(tmp_path):
-    return _ett(tmp_path, "x,y\n1,2\n")
-
-
-@case(ValueError, r"ETTh1\.csv: not UTF-8 text: byte 0x89 at line 1, column 1")
-def dataset_ett_binary(tmp_path):
-    return _ett(tmp_path, b"\x89PNG\r\n\x1a\n\x00\x00")
-
-
-@case(ValueError, r"ETTh1\.csv: column 'OT' has a value that is not a number at 2016-07-01 01:00")
-def dataset_ett_text_value(tmp_path):
-    return _ett(
-        tmp_path, ETT_HEADER + "2016-07-01 00:00,1,2,3,4,5,6,7\n2016-07-01 01:00,1,2,3,4,5,6,n/v\n"
-    )
-
-
-@case(
-    ValueError,
-    r"ETTh1\.csv: column 'date' has a value that is not a timestamp: '01.07.2016' at row 1",
-)
-def dataset_ett_bad_date(tmp_path):
-    return _ett(tmp_path, ETT_HEADER + "2016-07-01 00:00,1,2,3,4,5,6,7\n01.07.2016,1,2,3,4,5,6,7\n")
-
-
-@case(ValueError, r"ETTh1\.csv: not an hourly series: 2016-07-01 03:00:00 follows 2016-07-01 01:00")
-def dataset_ett_gap(tmp_path):
-    rows = [f"2016-07-01 {h:02d}:00,1,2,3,4,5,6,7\n" for h in (0, 1, 3)]
-    return _ett(tmp_path, ETT_HEADER + "".join(rows))
