@@ -27,12 +27,13 @@ _UTF8_HINT = "save it as UTF-8 (in Excel: CSV UTF-8)"
 
 
 def read_csv_table(path: Path) -> pd.DataFrame:
-    """Read the CSV file ``path`` (``.gz`` compressed or plain) with a default RangeIndex.
+    """Read the CSV file ``path`` (plain or compressed) with a default RangeIndex.
 
     Parameters
     ----------
     path : Path
-        The file; a ``.gz`` suffix means gzip.
+        The file; pandas infers a compression from the suffix (``.gz``, ``.bz2``, ``.xz``
+        are diagnosed line by line, ``.zip``, ``.zst``, ``.tar`` only by pandas' message).
 
     Returns
     -------
@@ -42,8 +43,9 @@ def read_csv_table(path: Path) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        If the file is empty, not UTF-8 text, not valid gzip, has an unterminated quote or
-        a row with more fields than the header; the message names the file and the line.
+        If the file is empty, not UTF-8 text, not validly compressed, has an unterminated
+        quote or a row with more fields than the header; the message names the file and,
+        where known, the line (and column).
     """
     try:
         frame = pd.read_csv(path)
