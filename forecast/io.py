@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from forecast._tables import read_csv_table, read_parquet_table
+
 TIME_CANDIDATES = ("timestamp", "time", "datetime", "date", "timestamp_utc", "utc_timestamp")
 MIXED_OFFSETS = ("utc", "raise")
 
@@ -94,6 +96,15 @@ def read_frame(
     DataFrame
         Indexed by a DatetimeIndex: tz-aware when the stamps carry an offset (in
         ``timezone`` when given), naive otherwise.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a file.
+    ValueError
+        If the file cannot be read (empty, not UTF-8, unterminated quote, a row with more
+        fields than the header, damaged Parquet or gzip), has no time column or a value
+        that is not a timestamp. The message names the file and, where known, the line.
     """
     if mixed_offsets not in MIXED_OFFSETS:
         raise ValueError(f"mixed_offsets must be one of {MIXED_OFFSETS}, got {mixed_offsets!r}")
@@ -104,9 +115,9 @@ def read_frame(
         raise FileNotFoundError(f"input file {path} does not exist")
     suffixes = [s.lower() for s in path.suffixes]
     if ".parquet" in suffixes or ".pq" in suffixes:
-        frame = pd.read_parquet(path)
+        frame = read_parquet_table(path)
     elif ".csv" in suffixes:
-        frame = pd.read_csv(path)
+        frame = read_csv_table(path)
     else:
         raise ValueError(f"{path}: unknown file type {path.suffix!r}; expected .csv or .parquet")
     if isinstance(frame.index, pd.DatetimeIndex) and time_column is None:
@@ -154,9 +165,9 @@ def parse_timestamps(
     except (ValueError, TypeError):
         try:
             stamps = pd.to_datetime(values, utc=True, format="ISO8601")
-        except (ValueError, TypeError) as err:
-            bad = _first_unparsable(values)
-            raise ValueError(f"{where} has a value that is not a timestamp: {bad!r}") from err
+        except (ValueError, TypeError):
+            bad = _unparsable(values)
+            raise ValueError(f"{where} has a value that is not a timestamp: {bad}") from None
         offsets = values.astype(str).str.strip().str.extract(_OFFSET)[0]
         naive = offsets.isna() & values.notna()
         if naive.any():  # utc=True would read the stamps without offset as UTC
@@ -196,13 +207,14 @@ def _in_zone(stamps: pd.DatetimeIndex, timezone: str | None, where: str) -> pd.D
     return stamps.tz_convert(timezone)
 
 
-def _first_unparsable(values: pd.Series) -> object:
-    for value in values:
-        try:
-            pd.Timestamp(value)
-        except (ValueError, TypeError):
-            return value
-    return None
+def _unparsable(values: pd.Series) -> str:
+    """Return the first value that is not an ISO-8601 timestamp and its row (from 0)."""
+    parsed = pd.to_datetime(values, format="ISO8601", errors="coerce", utc=True)
+    bad = (parsed.isna() & values.notna()).to_numpy()
+    if not bad.any():
+        return "a mix of values pandas cannot read together"
+    row = int(bad.argmax())
+    return f"{values.iloc[row]!r} at row {row}"
 
 
 def write_frame(
@@ -266,7 +278,11 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
 
                 with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
                     warnings.filterwarnings("ignore", "Series.values")  # API pandas 3.1 deprecates
-                    arrow = pa.Table.from_pandas(table, preserve_index=False)
+                    try:
+                        arrow = pa.Table.from_pandas(table, preserve_index=False)
+                    except pa.ArrowException as err:  # names the column, not the file
+                        kind = TypeError if isinstance(err, TypeError) else ValueError
+                        raise kind(f"{path}: cannot write as Parquet: {err}") from err
                 pq.write_table(arrow, fh)
             else:
                 fh.write(csv_text(table).encode())

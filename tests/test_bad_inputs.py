@@ -1,22 +1,32 @@
 """The bad-input corpus: every way a user can hand over wrong data or settings.
 
-Each case is a small builder ``name(tmp_path) -> Call`` registered with ``@case(error,
-fragment)``. The one test below runs every case and asserts that
+Each case is a small builder ``name(tmp_path, *fixtures) -> Call`` registered with
+``@case(error, fragment)``; parameters after ``tmp_path`` name pytest fixtures (module-scoped
+ones fit a model once). The one test of a module runs every case of its corpus and asserts
 
 * the call raises ``error`` with a message matching ``fragment`` (naming the column,
   timestamp, series or file at fault),
 * the inputs listed in the ``Call`` are unchanged (deep copies taken before the call),
-* no file was left in ``tmp_path`` (files the builder wrote beforehand are allowed).
+* every file in ``tmp_path`` is as before (same names, same SHA-256): no file was left,
+  changed or removed, and no path of ``Call.absent`` (a marker that code was run) exists.
 
-To add cases, append builders anywhere in this module (sections: containers, index,
-values, lengths, horizon, time zones, future covariates, columns, long frames, parameters,
-origins and backtests, files, datasets); the cases are collected after the module loads.
+A ``command`` case runs the ``forecast`` command in-process: it must exit non-zero, print
+nothing on stdout and exactly one line on stderr; it "raises" :class:`CommandFailed` with
+the message ``exit N: <that line>``.
+
+This module holds the machinery and the cases on data in memory: frames and parameters
+(sections: containers, index, values, lengths, horizon, time zones, future covariates,
+columns, long frames, parameters, origins and backtests). Everything that reads or writes
+files (data files, datasets, saved model folders, model URIs, the CLI and batch runs) is in
+``test_bad_inputs_files.py``, which imports this machinery with a :class:`Corpus` of its own.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +44,6 @@ from forecast import (
     TransformerForecaster,
     backtest,
 )
-from forecast.datasets import load
-from forecast.io import read_frame, write_frame
 from tests.conftest import make_series
 
 # ------------------------------------------------------------------------- the machinery
@@ -43,43 +51,86 @@ from tests.conftest import make_series
 
 @dataclass
 class Call:
-    """A call that must fail, and the inputs it must leave as they were."""
+    """A call that must fail, the inputs it must leave as they were, paths it must not create.
+
+    ``command=True``: ``run`` returns an exit code (see :func:`command`).
+    """
 
     run: Callable[[], object]
     inputs: tuple = ()
+    absent: tuple[Path, ...] = ()
+    command: bool = False
 
 
 @dataclass(frozen=True)
 class Case:
-    build: Callable[[Path], Call]
+    build: Callable[..., Call]
     error: type[BaseException]
     match: str
     marks: tuple = ()
+    fixtures: tuple[str, ...] = ()
 
 
-CASES: dict[str, Case] = {}
+class CommandFailed(Exception):
+    """What a failed ``command`` case raises: ``exit N: <its one line on stderr>``."""
 
 
-def add_case(name: str, error: type[BaseException], match: str, build, marks: tuple = ()):
-    """Register ``build`` as the case ``name``."""
-    assert name not in CASES, f"duplicate case {name}"
-    CASES[name] = Case(build, error, match, tuple(marks))
+class Corpus:
+    """The cases of one test module, run by its ``test_bad_input``."""
+
+    def __init__(self) -> None:
+        self.cases: dict[str, Case] = {}
+
+    def add(self, name: str, error: type[BaseException], match: str, build, marks=()) -> None:
+        """Register ``build`` as the case ``name``."""
+        assert name not in self.cases, f"duplicate case {name}"
+        fixtures = tuple(inspect.signature(build).parameters)[1:]  # after tmp_path
+        self.cases[name] = Case(build, error, match, tuple(marks), fixtures)
+
+    def case(self, error: type[BaseException], match: str, marks: tuple = ()):
+        """Register the decorated builder as a case named after it."""
+
+        def register(build):
+            self.add(build.__name__, error, match, build, marks)
+            return build
+
+        return register
+
+    def parametrize(self, metafunc) -> None:
+        """Parametrise a test taking ``bad_case`` with every case (for pytest_generate_tests)."""
+        if "bad_case" in metafunc.fixturenames:
+            params = [pytest.param(c, id=name, marks=c.marks) for name, c in self.cases.items()]
+            metafunc.parametrize("bad_case", params)
 
 
-def case(error: type[BaseException], match: str, marks: tuple = ()):
-    """Register the decorated builder as a case named after it."""
+def command(main: Callable, *argv) -> Call:
+    """A ``command`` case: ``main(argv)`` (argparse's SystemExit counts as its exit code)."""
 
-    def register(build):
-        add_case(build.__name__, error, match, build, marks)
-        return build
+    def run():
+        try:
+            return main([str(a) for a in argv])
+        except SystemExit as exit:
+            return exit.code
 
-    return register
+    return Call(run, command=True)
 
 
-def pytest_generate_tests(metafunc):
-    if "bad_case" in metafunc.fixturenames:
-        params = [pytest.param(c, id=name, marks=c.marks) for name, c in CASES.items()]
-        metafunc.parametrize("bad_case", params)
+def _command_failure(code, captured) -> CommandFailed:
+    assert code not in (0, None), f"the command succeeded; stdout: {captured.out!r}"
+    assert captured.out == "", f"a failed command wrote to stdout: {captured.out!r}"
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got {captured.err!r}"
+    return CommandFailed(f"exit {code}: {lines[0]}")
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``folder`` (``"dir"`` for folders), by relative path."""
+    return {
+        p.relative_to(folder).as_posix(): "dir"
+        if p.is_dir()
+        else hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 def _assert_same(before, after):
@@ -94,15 +145,36 @@ def _assert_same(before, after):
         assert type(after) is type(before)
 
 
-def test_bad_input(bad_case, tmp_path):
-    call = bad_case.build(tmp_path)
-    files = sorted(tmp_path.rglob("*"))
+def check(bad_case: Case, tmp_path: Path, capsys, request) -> None:
+    """Run ``bad_case`` and assert the error, the unchanged inputs and the unchanged files."""
+    fixtures = [request.getfixturevalue(name) for name in bad_case.fixtures]
+    call = bad_case.build(tmp_path, *fixtures)
+    files = snapshot(tmp_path)
     copies = copy.deepcopy(call.inputs)
+    capsys.readouterr()  # what building printed is not the call's
     with pytest.raises(bad_case.error, match=bad_case.match):
-        call.run()
+        outcome = call.run()
+        if call.command:
+            raise _command_failure(outcome, capsys.readouterr())
     for original, kept in zip(call.inputs, copies, strict=True):
         _assert_same(kept, original)
-    assert sorted(tmp_path.rglob("*")) == files, "a file was left behind"
+    ran = [str(p) for p in call.absent if p.exists()]
+    assert not ran, f"code in the input was run: it created {ran}"
+    after = snapshot(tmp_path)
+    changed = sorted(k for k in files.keys() | after.keys() if files.get(k) != after.get(k))
+    assert not changed, f"files left, changed or removed: {changed}"
+
+
+CORPUS = Corpus()
+CASES, case, add_case = CORPUS.cases, CORPUS.case, CORPUS.add
+
+
+def pytest_generate_tests(metafunc):
+    CORPUS.parametrize(metafunc)
+
+
+def test_bad_input(bad_case, tmp_path, capsys, request):
+    check(bad_case, tmp_path, capsys, request)
 
 
 def test_corpus_size():
@@ -819,132 +891,3 @@ for _name, _settings, _match in [
 def backtest_tz_mix(tmp_path):
     data = {"a": series(), "b": series(tz="UTC")}
     return Call(lambda: backtest(Naive(), data, horizon=2, start="2023-01-02"), (data,))
-
-
-# --------------------------------------------------------------------------------- files
-def _file(tmp_path: Path, name: str, content: bytes | str) -> Path:
-    path = tmp_path / name
-    path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    return path
-
-
-def _io_xfail(what: str) -> tuple:
-    reason = f"forecast/io.py (not owned by this branch) {what} without naming the file"
-    return (pytest.mark.xfail(raises=AssertionError, strict=True, reason=reason),)
-
-
-@case(FileNotFoundError, r"input file .*nope\.csv does not exist")
-def file_missing(tmp_path):
-    return Call(lambda: read_frame(tmp_path / "nope.csv"))
-
-
-@case(ValueError, r"load\.txt: unknown file type '\.txt'; expected \.csv or \.parquet")
-def file_unknown_suffix(tmp_path):
-    path = _file(tmp_path, "load.txt", "timestamp,load\n")
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"c\.csv: no time column; pass time_column= one of \['x', 'load'\]")
-def file_csv_without_time_column(tmp_path):
-    path = _file(tmp_path, "c.csv", "x,load\n1,2\n")
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"b\.csv: column 'timestamp' has a value that is not a timestamp: 'notadate'")
-def file_csv_bad_timestamp(tmp_path):
-    path = _file(tmp_path, "b.csv", "timestamp,load\n2023-01-01 00:00,1\nnotadate,2\n")
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"time_column= one of \['timestamp', 'load'\] \(looked for \['when'\]\)")
-def file_csv_named_time_column_absent(tmp_path):
-    path = _file(tmp_path, "d.csv", "timestamp,load\n2023-01-01 00:00,1\n")
-    return Call(lambda: read_frame(path, time_column="when"))
-
-
-@case(ValueError, r"garbage\.parquet.*Parquet magic bytes not found")
-def file_parquet_garbage(tmp_path):
-    path = _file(tmp_path, "garbage.parquet", b"this is not a parquet file")
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"cut\.parquet")
-def file_parquet_truncated(tmp_path):
-    whole = tmp_path / "whole.parquet"
-    series().to_parquet(whole)
-    data = whole.read_bytes()
-    whole.unlink()
-    path = _file(tmp_path, "cut.parquet", data[: len(data) // 2])
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"empty\.csv", marks=_io_xfail("reports an empty CSV (pandas EmptyDataError)"))
-def file_csv_empty(tmp_path):
-    path = _file(tmp_path, "empty.csv", b"")
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"binary\.csv", marks=_io_xfail("reports a non-UTF-8 CSV (UnicodeDecodeError)"))
-def file_csv_binary(tmp_path):
-    path = _file(tmp_path, "binary.csv", b"\x00\xff\xfe garbage \x00\n\x01,\x02\n")
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"quote\.csv", marks=_io_xfail("reports an unterminated quote (ParserError)"))
-def file_csv_unterminated_quote(tmp_path):
-    path = _file(tmp_path, "quote.csv", 'timestamp,load\n2023-01-01 00:00,"1\n')
-    return Call(lambda: read_frame(path))
-
-
-_PANDAS_EPOCH_WARNING = "ignore:Parsing integer or float values with a format"
-
-
-@case(
-    ValueError,
-    r"ragged\.csv.*(4 fields|line 2)",
-    marks=(
-        *_io_xfail("blames a None timestamp in a row with too many fields"),
-        pytest.mark.filterwarnings(_PANDAS_EPOCH_WARNING),
-    ),
-)
-def file_csv_ragged_row(tmp_path):
-    text = "timestamp,load\n2023-01-01 00:00,1,5,6\n2023-01-01 01:00,2\n"
-    path = _file(tmp_path, "ragged.csv", text)
-    return Call(lambda: read_frame(path))
-
-
-@case(ValueError, r"out\.xlsx: unknown output type '\.xlsx'")
-def file_write_unknown_suffix(tmp_path):
-    frame = series()
-    return Call(lambda: write_frame(frame, tmp_path / "out.xlsx"), (frame,))
-
-
-@case(ValueError, "Conversion failed for column obj with type object")
-def file_write_parquet_unconvertible(tmp_path):
-    frame = with_column(series(), "obj", pd.Series([object()] * 48, dtype=object).values)
-    return Call(lambda: write_frame(frame, tmp_path / "out.parquet"), (frame,))
-
-
-# ------------------------------------------------------------------------------ datasets
-@case(KeyError, "unknown dataset 'entsoe-fr'; the catalogue has")
-def dataset_unknown_name(tmp_path):
-    return Call(lambda: load("entsoe-fr", data_dir=tmp_path))
-
-
-@case(FileNotFoundError, r"dataset 'ett-h1' not found in .*ett_small; set FORECAST_DATA_DIR")
-def dataset_not_downloaded(tmp_path):
-    return Call(lambda: load("ett-h1", data_dir=tmp_path))
-
-
-@case(ValueError, "split must be 'train', 'test' or None, got 'validation'")
-def dataset_bad_option(tmp_path):
-    (tmp_path / "cmu_mocap_expmap").mkdir()
-    _file(tmp_path / "cmu_mocap_expmap", "x.txt", "0,0\n")
-    return Call(lambda: load("cmu-mocap", data_dir=tmp_path, split="validation"))
-
-
-@case(ValueError, r"ETTh1\.csv", marks=_io_xfail("(datasets loader) reports a corrupted ETT file"))
-def dataset_corrupted_file(tmp_path):
-    (tmp_path / "ett_small").mkdir()
-    _file(tmp_path / "ett_small", "ETTh1.csv", "x,y\n1,2\n")
-    return Call(lambda: load("ett-h1", data_dir=tmp_path))

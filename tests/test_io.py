@@ -1,3 +1,5 @@
+import gzip
+
 import pandas as pd
 import pytest
 
@@ -148,3 +150,24 @@ def test_csv_timestamps_are_iso_with_offsets_and_read_back(tmp_path, dst_csv):
     assert naive.splitlines()[1].startswith("2023-01-01T00:00:00,")
     fine = make_series(2, freq="250ms", tz="UTC")
     assert "T00:00:00.250000+00:00," in write_frame(fine, tmp_path / "ms.csv").read_text()
+
+
+def test_csv_quirks_that_are_valid_still_read(tmp_path):
+    """Quoted delimiters and line breaks, blank lines, short rows and gzip are fine."""
+    text = (
+        'timestamp,load,note\n2023-01-01 00:00,1,"a, b"\n\n'
+        '2023-01-01 01:00,2,"two\nlines"\n2023-01-01 02:00,3\n'
+    )
+    plain = tmp_path / "ok.csv"
+    plain.write_text(text)
+    zipped = tmp_path / "ok.csv.gz"
+    zipped.write_bytes(gzip.compress(text.encode()))
+    for path in (plain, zipped):
+        frame = read_frame(path)
+        assert list(frame.columns) == ["load", "note"]
+        assert frame["load"].tolist() == [1, 2, 3]
+        assert frame["note"].iloc[:2].tolist() == ["a, b", "two\nlines"]
+        assert frame["note"].isna().tolist() == [False, False, True]
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("timestamp,load\n")
+    assert read_frame(header_only).shape == (0, 1)

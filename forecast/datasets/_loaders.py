@@ -28,10 +28,43 @@ def load_smard(folder: Path, **options) -> pd.DataFrame:
     return read_smard(_data_files(folder, "*.csv")[0], **options)
 
 
+ETT_COLUMNS = ("date", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
+
+
 def load_ett(folder: Path, file: str = "ETTh1.csv") -> pd.DataFrame:
-    path = _data_files(folder, file)[0]
-    frame = pd.read_csv(path, parse_dates=["date"], index_col="date").astype(float)
-    frame.index = pd.DatetimeIndex(frame.index, freq="h", name="time")
+    """Read an hourly ETT file; a file that is not one raises a ValueError naming it."""
+    from forecast._tables import read_csv_table
+    from forecast.io import parse_timestamps
+
+    files = _data_files(folder, file)
+    if not files:
+        raise FileNotFoundError(f"{folder / file} does not exist")
+    path = files[0]
+    raw = read_csv_table(path)
+    missing = [c for c in ETT_COLUMNS if c not in raw.columns]
+    if missing:
+        raise ValueError(
+            f"{path}: not an ETT file: lacks column(s) {missing}; found {list(raw.columns)}"
+        )
+    index = parse_timestamps(raw["date"], where=f"{path}: column 'date'").rename("time")
+    values = {}
+    for column in ETT_COLUMNS[1:]:
+        numbers = pd.to_numeric(raw[column], errors="coerce")
+        bad = numbers.isna() & raw[column].notna()
+        if bad.any():
+            row = int(bad.to_numpy().argmax())
+            raise ValueError(
+                f"{path}: column {column!r} has a value that is not a number at "
+                f"{index[row]}: {raw[column].iloc[row]!r}"
+            )
+        values[column] = numbers.to_numpy(float)
+    steps = index[1:] - index[:-1]
+    off = (steps != pd.Timedelta("1h")).nonzero()[0]
+    if len(off):
+        raise ValueError(
+            f"{path}: not an hourly series: {index[off[0] + 1]} follows {index[off[0]]}"
+        )
+    frame = pd.DataFrame(values, index=pd.DatetimeIndex(index, freq="h"))
     frame.attrs = {"source": "ETDataset (Zhou et al. 2021)", "file": path.name, "target": "OT"}
     return frame
 
