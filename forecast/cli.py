@@ -39,14 +39,26 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out(out: str, overwrite: bool) -> None:
+    """Refuse ``--out`` as :func:`forecast.persistence.save` would, but before fitting."""
+    from pathlib import Path
+
+    from forecast.persistence import _replaceable
+
+    if not os.path.lexists(out):
+        return
+    if not overwrite:
+        raise FileExistsError(f"{out} exists: pass --overwrite to replace a saved model")
+    _replaceable(Path(out))
+
+
 def _cmd_fit(args: argparse.Namespace) -> int:
     from forecast.io import read_frame
-    from forecast.models import get_estimator
+    from forecast.spec import build_estimator
 
-    if not args.overwrite and os.path.lexists(args.out):  # before a long fit, not after
-        raise FileExistsError(f"{args.out} exists: pass --overwrite to replace a saved model")
+    _check_out(args.out, args.overwrite)  # before a long fit, not after
+    estimator = build_estimator(args.model, _parse_params(args.param))
     frame = _select(read_frame(args.data, args.time_column, timezone=args.timezone), args)
-    estimator = get_estimator(args.model)(**_parse_params(args.param))
     estimator.fit(frame)
     estimator.save(args.out, overwrite=args.overwrite)
     print(f"fitted {type(estimator).__name__} on {len(frame)} rows; saved to {args.out}")
@@ -83,10 +95,10 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 def _cmd_backtest(args: argparse.Namespace) -> int:
     from forecast.backtest import backtest
     from forecast.io import read_frame, write_frame
-    from forecast.models import get_estimator
+    from forecast.spec import build_estimator
 
+    estimator = build_estimator(args.model, _parse_params(args.param))
     frame = _select(read_frame(args.data, args.time_column), args)
-    estimator = get_estimator(args.model)(**_parse_params(args.param))
     kwargs = {
         k: v
         for k, v in (

@@ -170,17 +170,53 @@ def load_data(data: dict) -> pd.DataFrame:
     return frame
 
 
+def build_estimator(model: str, params: dict[str, Any]) -> Any:
+    """Instantiate the estimator registered as ``model`` with ``params``.
+
+    Parameters
+    ----------
+    model : str
+        Registry name or class name (see :func:`forecast.models.get_estimator`).
+    params : dict
+        Constructor parameters.
+
+    Returns
+    -------
+    BaseForecaster
+        The unfitted estimator.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is unknown or a parameter is not one the class takes (the message
+        names it and lists the valid ones).
+    """
+    cls = get_estimator(model)
+    valid = cls._get_param_names()
+    unknown = [k for k in params if k not in valid]
+    if unknown:
+        names = ", ".join(repr(k) for k in unknown)
+        raise ValueError(
+            f"unknown parameter{'s' if len(unknown) > 1 else ''} {names} for {model} "
+            f"({cls.__name__}); valid: {', '.join(valid)}"
+        )
+    return cls(**params)
+
+
 def build_models(models: dict) -> dict[str, Any]:
     """Instantiate the estimators of a spec's ``[models]`` tables."""
     out = {}
     for name, params in models.items():
         params = dict(params)
-        cls = get_estimator(params.pop("model"))
+        model = params.pop("model")
         params = {
             k: tuple(v) if isinstance(v, list) and k in ("order", "seasonal_order") else v
             for k, v in params.items()
         }
-        out[name] = cls(**params)
+        try:
+            out[name] = build_estimator(model, params)
+        except ValueError as err:
+            raise ValueError(f"[models.{name}] {err}") from err
     return out
 
 

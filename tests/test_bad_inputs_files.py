@@ -508,7 +508,7 @@ ENTRIES = {  # name: (error, message prefix, call)
     "cli_predict": (CommandFailed, r"^exit 2: forecast predict: error: .*", _via_predict),
     "cli_batch": (
         CommandFailed,
-        r"^exit 1: forecast batch: error: ModelFormatError: .*",
+        r"^exit 1: forecast batch: error: /.*",  # the file at fault, no type name
         _via_batch,
     ),
 }
@@ -607,7 +607,7 @@ def uri_tampered_pyfunc_via_mlflow(tmp_path, pyfunc_folder):
 
 @case(
     CommandFailed,
-    r"^exit 1: forecast batch: error: ModelFormatError: .*pyfunc/data/estimator/fitted\.pkl: "
+    r"^exit 1: forecast batch: error: /.*pyfunc/data/estimator/fitted\.pkl: "
     "not a file of a saved model folder",
 )
 def uri_tampered_pyfunc_via_batch(tmp_path, pyfunc_folder, latest_csv):
@@ -632,7 +632,8 @@ def _latest(n: int = 24, **kwargs):
     CommandFailed,
     r"^exit 1: forecast batch: error: input .*dst\.csv: column 'timestamp' has 2 different "
     r"UTC offsets \(\+01:00, \+02:00; '2023-03-26 01:00:00\+01:00' is followed by "
-    r"'2023-03-26 03:00:00\+02:00'\).*: pass --timezone ZONE .*nothing was written$",
+    r"'2023-03-26 03:00:00\+02:00'\), as local time has across a daylight-saving change; "
+    r"the model .*/lstm has timezone=None: pass --timezone ZONE .*nothing was written$",
 )
 def batch_mixed_offsets_without_timezone(tmp_path, lstm_folder):
     dst = _input(tmp_path, "dst.csv", _latest(start="2023-03-25 12:00"))
@@ -768,6 +769,28 @@ def cli_fit_overwrite_refuses_a_file(tmp_path, latest_csv):
     return _fit(tmp_path, latest_csv, "--overwrite", out="notes.txt")
 
 
+@case(
+    CommandFailed,
+    r"^exit 2: forecast fit: error: .*notes\.txt is a file, not a saved model folder: not "
+    "overwriting it$",
+)
+def cli_fit_overwrite_refuses_a_file_before_reading_data(tmp_path):
+    """The refusal comes first: the data file does not even exist (so nothing was fitted)."""
+    (tmp_path / "notes.txt").write_text("keep me")
+    return _fit(tmp_path, tmp_path / "missing.csv", "--overwrite", out="notes.txt")
+
+
+@case(
+    CommandFailed,
+    r"^exit 2: forecast fit: error: .*/photos is a folder but not a saved model folder "
+    r"\(no meta\.json\): not overwriting it$",
+)
+def cli_fit_overwrite_refuses_a_folder_before_reading_data(tmp_path):
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "cat.jpg").write_bytes(b"\xff\xd8")
+    return _fit(tmp_path, tmp_path / "missing.csv", "--overwrite", out="photos")
+
+
 @case(CommandFailed, r"^exit 2: forecast fit: error: --param takes KEY=VALUE, got 'hidden_size'$")
 def cli_fit_param_without_value(tmp_path, latest_csv):
     return _fit(tmp_path, latest_csv, "--param", "hidden_size")
@@ -789,11 +812,33 @@ def cli_fit_param_bad_value(tmp_path, latest_csv):
 
 @case(
     CommandFailed,
-    r"^exit 2: forecast fit: error: Naive\.__init__\(\) got an unexpected keyword argument "
-    "'season'$",
+    r"^exit 2: forecast fit: error: unknown parameter 'season' for naive \(Naive\); valid: "
+    "fill_gaps, nan_policy$",
 )
 def cli_fit_param_unknown_name(tmp_path, latest_csv):
     return _fit(tmp_path, latest_csv, "--param", 'season="1D"')
+
+
+@case(
+    CommandFailed,
+    r"^exit 2: forecast fit: error: unknown parameters 'hiden_size', 'epochs' for lstm "
+    r"\(LSTMForecaster\); valid: .*\bhidden_size, .*\bmax_epochs\b",
+)
+def cli_fit_params_unknown_names(tmp_path, latest_csv):
+    argv = ["--param", "hiden_size=4", "--param", "epochs=1"]
+    return command(
+        cli_main, "fit", "--model", "lstm", "--data", latest_csv, *argv, "--out", tmp_path / "m"
+    )
+
+
+@case(
+    CommandFailed,
+    r"^exit 2: forecast backtest: error: unknown parameter 'season' for naive \(Naive\); "
+    "valid: fill_gaps, nan_policy$",
+)
+def cli_backtest_param_unknown_name(tmp_path, latest_csv):
+    argv = ["backtest", "--model", "naive", "--data", latest_csv, "--param", 'season="1D"']
+    return command(cli_main, *argv, "--output", tmp_path / "bt.csv")
 
 
 @case(CommandFailed, r"^exit 2: forecast fit: error: unknown model 'prophet'; choose one of \[")

@@ -10,7 +10,7 @@ from mlflow import MlflowClient
 
 from forecast import batch
 from forecast.batch import BatchError, issue_date, main, run_batch
-from forecast.models.baselines import SeasonalNaive
+from forecast.models.baselines import Naive, SeasonalNaive
 from forecast.tracking import fingerprint, register, track_fit
 from tests.conftest import make_series
 
@@ -428,7 +428,7 @@ def test_registered_model_writes_in_the_given_zone(setup, local, tmp_path):
 
 def test_mixed_offsets_without_a_zone_fail_and_write_nothing(setup, local, tmp_path, capsys):
     path, _ = local["cut"]("2023-03-25 23:00")
-    saved = setup["dir"] / "saved"  # SeasonalNaive: no timezone parameter
+    saved = setup["dir"] / "saved"  # SeasonalNaive(timezone=None)
     code, out, err = run_cli(
         [
             "--model",
@@ -444,7 +444,7 @@ def test_mixed_offsets_without_a_zone_fail_and_write_nothing(setup, local, tmp_p
     assert code == 1 and out == "" and err.count("\n") == 1
     assert err.startswith(f"forecast batch: error: input {path}: column 'timestamp' has 2 ")
     assert "UTC offsets (+02:00, +01:00; '2022-10-30 02:00:00+02:00' is followed by " in err
-    assert f"the model {saved} has no timezone parameter: pass --timezone ZONE" in err
+    assert f"the model {saved} has timezone=None: pass --timezone ZONE" in err
     assert not (tmp_path / "out").exists()
     code, out, err = run_cli(
         [
@@ -461,6 +461,17 @@ def test_mixed_offsets_without_a_zone_fail_and_write_nothing(setup, local, tmp_p
         capsys,
     )
     assert code == 0 and err == "" and (tmp_path / "out" / "2023-03-25.csv").is_file()
+
+
+def test_mixed_offsets_with_a_model_without_timezone_parameter(setup, local, tmp_path, capsys):
+    path, _ = local["cut"]("2023-03-25 23:00")
+    saved = Naive().fit(setup["latest"]).save(tmp_path / "naive")  # Naive takes no timezone
+    output = tmp_path / "out" / "{date}.csv"
+    argv = ["--model", saved, "--input", path, "--output", output, "--no-track"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"the model {saved} has no timezone parameter: pass --timezone ZONE" in err
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize(

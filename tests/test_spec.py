@@ -80,6 +80,17 @@ def test_cli_reports_unknown_model_in_one_line(tmp_path, load_csv, capsys):
     assert len(err) == 1 and "unknown model 'prophet'" in err[0]
 
 
+def test_cli_reports_unknown_parameter_with_the_valid_ones(tmp_path, load_csv, capsys):
+    body = SPEC.format(csv=load_csv).replace('column = "tso"', 'column = "tso"\nseason = "1D"')
+    spec = write_spec(tmp_path, body)
+    assert main(["run", str(spec), "--output", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (
+        "forecast run: error: [models.tso] unknown parameter 'season' for external "
+        "(ExternalForecast); valid: column, fill_gaps, nan_policy\n"
+    )
+    assert not (tmp_path / "o").exists()  # refused before the data is read or a folder made
+
+
 # ------------------------------------------------------------------ champion registration
 CHAMPION_SPEC = """
 name = "tiny-champion"

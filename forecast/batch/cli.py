@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from forecast._manifest import ModelFormatError
 from forecast._validation import NAN_POLICIES
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.localtime import DAY_AHEAD
@@ -159,7 +160,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 experiment=args.experiment,
                 device=args.device,
             )
-    except BatchError as err:
+    except (BatchError, ModelFormatError) as err:  # their messages name the file at fault
         message = str(err).replace(_API_HINT, "pass --nan-policy interpolate")
         print(f"forecast batch: error: {message}", file=sys.stderr)
         return 1

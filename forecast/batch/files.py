@@ -80,10 +80,20 @@ def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str 
     return frame, mixed
 
 
-def mixed_offsets_message(path, err, model: str | None) -> str:
-    """Return the one line refusing input in several UTC offsets when no zone is known."""
+def mixed_offsets_message(path, err, model: str | None, estimator: Any = None) -> str:
+    """Return the one line refusing input in several UTC offsets when no zone is known.
+
+    ``model`` names the model (None before one is loaded); ``estimator``, when given, tells
+    a model without a ``timezone`` parameter from one whose ``timezone`` is unset.
+    """
     where = err.where.removeprefix(f"{path}: ")
-    why = f"; the model {model} has no timezone parameter" if model else ""
+    why = ""
+    if model:
+        params = estimator.get_params(deep=False) if estimator is not None else {}
+        has = (
+            f"timezone={params['timezone']!r}" if "timezone" in params else "no timezone parameter"
+        )
+        why = f"; the model {model} has {has}"
     return (
         f"input {path}: {where} has {err.detail}, as local time has across a daylight-saving "
         f"change{why}: pass --timezone ZONE (e.g. Europe/Berlin) to read it in that zone; "

@@ -194,7 +194,7 @@ def run_batch(
     estimator, predict = load_forecaster(model, tracking_uri, device)
     zone = timezone or model_timezone(estimator)
     if mixed is not None and zone is None:
-        raise BatchError(mixed_offsets_message(input, mixed, os.fspath(model)))
+        raise BatchError(mixed_offsets_message(input, mixed, os.fspath(model), estimator))
     history = select_history(to_zone(frame, zone), estimator, input)
     steps = _steps(horizon, estimator, history)
     with _nan_policy(estimator, nan_policy, model):
