@@ -159,3 +159,20 @@ def future_kwargs(name, df, horizon):
         return {}
     index = pd.date_range(df.index[-1], periods=horizon + 1, freq="h")[1:]
     return {"future": pd.DataFrame({"tso": np.linspace(9, 11, horizon)}, index=index)}
+
+
+NEURAL_CASES = [(n, c) for n, c in ESTIMATORS if TEST_PARAMS.get(n, {}).get("horizon")]
+
+
+@pytest.mark.parametrize("name, cls", NEURAL_CASES, ids=[n for n, _ in NEURAL_CASES])
+def test_quantile_head_contract(name, cls, tmp_path):
+    df = data_for(name)
+    est = make(name, cls, quantiles=(0.1, 0.5, 0.9))
+    assert clone(est).get_params() == est.get_params()
+    fc = est.fit(df).predict(horizon=8, quantiles=True)
+    assert list(fc.columns) == ["load", "load_q0.1", "load_q0.5", "load_q0.9"]
+    values = fc.to_numpy()
+    assert np.isfinite(values).all() and (np.diff(values[:, 1:], axis=1) > 0).all()
+    est.save(tmp_path / "model")
+    loaded = BaseForecaster.load(tmp_path / "model", device="cpu")
+    pd.testing.assert_frame_equal(loaded.predict(horizon=8, quantiles=True), fc)
