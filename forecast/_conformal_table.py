@@ -12,7 +12,8 @@ Scores: ``"symmetric"`` sorts ``|e|`` and the interval of miscoverage ``alpha`` 
 interval is ``[y_hat + e_(j), y_hat + e_(k)]`` with ``j = floor((n + 1) alpha / 2)`` and
 ``k = ceil((n + 1)(1 - alpha / 2))`` (split-conformal order statistics, Lei et al. 2018).
 Orders outside ``1..n`` are clipped to the extreme score (the finite-sample guarantee would
-ask for an infinite bound there).
+ask for an infinite bound there), so no interval, adaptive or not, is wider than the largest
+calibration residual allows.
 """
 
 from __future__ import annotations
