@@ -121,3 +121,29 @@ def select_levels(requested, available: tuple[float, ...], who: str) -> tuple[fl
             f"{who} has no quantile level {missing[0]!r}; it was fitted for levels {available}"
         )
     return levels
+
+
+def parse_levels(value) -> bool | tuple[float, ...] | None:
+    """Read a ``quantiles`` request given as text (CLI, MLflow params) or as levels.
+
+    ``None``, ``""`` or ``"none"``: no quantiles; ``"all"`` or True: every fitted level;
+    ``"0.1,0.5,0.9"`` or a sequence: those levels (sorted, in (0, 1)).
+    """
+    if value is None or value is False:
+        return None
+    if value is True:
+        return True
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("", "none"):
+            return None
+        if text == "all":
+            return True
+        try:
+            value = [float(part) for part in text.split(",")]
+        except ValueError as err:
+            raise ValueError(
+                f"quantiles must be 'all' or comma-separated levels such as '0.1,0.5,0.9', got "
+                f"{text!r}"
+            ) from err
+    return check_levels(value if isinstance(value, Sequence) else list(value), "quantiles")

@@ -158,6 +158,15 @@ class ConformalForecaster(BaseForecaster):
     def _covariate_names(self) -> tuple[list, list]:
         return self.estimator._covariate_names()
 
+    def _min_history(self) -> int:
+        inner = getattr(self, "estimator_", None) or self.estimator
+        return inner._min_history()
+
+    @property
+    def train_tail_(self) -> dict:
+        """The history the fitted estimator keeps for ``predict`` without history."""
+        return self.estimator_.train_tail_
+
     # ------------------------------------------------------------------ fit
     def fit(self, X, y=None, *, callbacks=None) -> ConformalForecaster:
         """Calibrate on the end of ``X``, then fit the estimator on all of ``X``.
@@ -169,13 +178,15 @@ class ConformalForecaster(BaseForecaster):
         y : None
             Ignored.
         callbacks : list, optional
-            Passed to the final fit of the estimator.
+            Told of the start and end of this fit (with this wrapper as the estimator, so
+            MLflow tracking logs the wrapper) and of the epochs of the estimator's final fit.
 
         Returns
         -------
         self
         """
         self._check_params()
+        callbacks = list(callbacks or [])
         frames, kind = V.split_series(X, "X")
         index = _union_index(frames)
         horizon = self._steps_ahead()
@@ -192,10 +203,15 @@ class ConformalForecaster(BaseForecaster):
         cal_model = clone(self.estimator).fit(_slice(frames, kind, index[0], first))
         origins = index[positions]
         pred = cal_model.predict_origins(X, origins, horizon, max_horizon=None)
-        self.estimator_ = clone(self.estimator).fit(X, callbacks=callbacks)
+        for callback in callbacks:
+            callback.on_fit_start(self)
+        epochs = [_EpochsOnly(c) for c in callbacks]
+        self.estimator_ = clone(self.estimator).fit(X, callbacks=epochs)
         est = self.estimator_
         self.columns_, self.freq_, self.tz_ = est.columns_, est.freq_, est.tz_
         self.input_kind_, self.index_name_ = est.input_kind_, getattr(est, "index_name_", None)
+        self.past_covariates_ = list(est.past_covariates_)
+        self.future_covariates_ = list(est.future_covariates_)
         self.series_keys_ = list(frames)
         self.levels_ = central_levels(check_coverage(self.coverage))
         self.fit_end_ = index[-1]
@@ -205,6 +221,8 @@ class ConformalForecaster(BaseForecaster):
         table, n = self._calibrate(pred, frames, kind, index)
         self.scores_, self.counts_, self.groups_ = table.table, table.counts, table.group
         self.n_calibration_ = n
+        for callback in callbacks:
+            callback.on_fit_end(self)
         return self
 
     def _calibration_rows(self, index: pd.DatetimeIndex) -> int:
@@ -404,6 +422,22 @@ class ConformalForecaster(BaseForecaster):
 
 
 # ------------------------------------------------------------------ helpers
+class _EpochsOnly:
+    """Forward a callback's epoch reports, not the inner fit's start and end."""
+
+    def __init__(self, callback) -> None:
+        self.callback = callback
+
+    def on_fit_start(self, estimator) -> None:  # the wrapper reports its own fit
+        pass
+
+    def on_fit_end(self, estimator) -> None:
+        pass
+
+    def on_epoch_end(self, epoch: int, logs: dict) -> None:
+        self.callback.on_epoch_end(epoch, logs)
+
+
 def _union_index(frames: dict) -> pd.DatetimeIndex:
     index = None
     for key, frame in frames.items():
