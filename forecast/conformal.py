@@ -58,7 +58,9 @@ class ConformalForecaster(BaseForecaster):
         Default: the estimator's ``horizon`` parameter, else 24.
     stride : int
         Steps between calibration origins (and between the forecasts replayed by
-        ``adaptive``).
+        ``adaptive``). Origins lie whole strides before the end of the fit data, so with a
+        one-day stride they share its clock time: in a day-ahead backtest, that of the
+        forecasts scored.
     method : {"signed", "symmetric"}
         ``"signed"``: bounds are quantiles of the signed residuals (asymmetric intervals
         that absorb a bias); ``"symmetric"``: the point forecast plus/minus a quantile of
@@ -191,8 +193,10 @@ class ConformalForecaster(BaseForecaster):
         index = _union_index(frames)
         horizon = self._steps_ahead()
         rows = self._calibration_rows(index)
-        last = len(index) - 1 - horizon  # the last origin whose horizon lies in the data
-        positions = np.arange(last, len(index) - rows - 1, -int(self.stride))[::-1]
+        stride = int(self.stride)
+        # whole strides before the end, so a daily stride keeps the clock time of the fit end
+        last = len(index) - 1 - stride * -(-horizon // stride)
+        positions = np.arange(last, len(index) - rows - 1, -stride)[::-1]
         if len(positions) == 0 or positions[0] < 1:
             raise ValueError(
                 f"calibration={self.calibration!r} ({rows} rows) leaves no origin with "

@@ -181,3 +181,12 @@ def test_save_load_round_trip_and_tampered_nested_folder(tmp_path):
     meta_file.write_text(meta_file.read_text().replace('"format"', '"format" ', 1))
     with pytest.raises(ModelFormatError, match="differs from the parent folder"):
         load(tmp_path / "m")
+
+
+def test_daily_stride_keeps_the_clock_time_of_the_fit_end():
+    df = noise_series(24 * 30).iloc[:-12]  # ends at 11:00, like a day-ahead fold
+    model = ConformalForecaster(Naive(), horizon=36, calibration="10D", stride=24).fit(df)
+    assert df.index[-1].hour == 11 and model.calibration_start_.hour == 11
+    # last origin: two strides (>= horizon 36) before the end; 240 rows of calibration hold
+    # origins end - 48h, end - 72h, ..., end - 216h (8 of them)
+    assert model.calibration_start_ == df.index[-1] - pd.Timedelta(hours=216)
