@@ -71,3 +71,11 @@ def test_quantile_heads_are_scored_in_backtests():
     assert {"y_pred_q0.1", "y_pred_q0.5", "y_pred_q0.9"} <= set(res.forecasts.columns)
     np.testing.assert_array_equal(res.forecasts["y_pred"], res.forecasts["y_pred_q0.5"])
     assert np.isfinite(res.metrics.loc["overall", ["crps", "coverage_80"]]).all()
+
+
+def test_compare_puts_interval_scores_before_the_counts_and_timings():
+    df = make_series(24 * 60, tz="Europe/Berlin")
+    models = {"naive": SeasonalNaive(season="1D"), "conformal": conformal()}
+    columns = list(compare(models, df, **DAY_AHEAD).table.columns)
+    assert columns.index("winkler_95") + 1 == columns.index("n") < columns.index("fit_seconds")
+    assert columns[:5] == ["mape", "mae", "rmse", "bias", "crps"]
