@@ -146,3 +146,56 @@ def bounds(
     low = _order_stat(table, g, np.floor((n + 1.0) * alpha / 2.0).astype(np.int64))
     high = _order_stat(table, g, np.ceil((n + 1.0) * (1.0 - alpha / 2.0)).astype(np.int64))
     return low, high
+
+
+def aci_path(
+    table: ScoreTable,
+    groups: np.ndarray,
+    truth: np.ndarray,
+    values: np.ndarray,
+    horizon: int,
+    alphas: np.ndarray,
+    gamma: float,
+    method: str,
+) -> np.ndarray:
+    """Adaptive conformal levels (Gibbs & Candes 2021) along a sequence of forecasts.
+
+    After forecast ``j`` is observed, ``alpha <- alpha + gamma * (alpha_0 - miss_j)`` for
+    each nominal ``alpha_0``, ``miss_j`` the fraction of its observed values outside its
+    interval at the current ``alpha``.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The calibration.
+    groups, truth, values : ndarray of shape (C, J * horizon)
+        Group, actual and point forecast of every value of the ``J`` forecasts, forecast by
+        forecast (NaN actuals are not counted).
+    horizon : int
+        Values per forecast.
+    alphas : ndarray of shape (L,)
+        Nominal miscoverage levels.
+    gamma : float
+        Step size.
+    method : {"symmetric", "signed"}
+        Scores of ``table``.
+
+    Returns
+    -------
+    ndarray of shape (J + 1, L)
+        Row ``j``: the levels after ``j`` forecasts were observed.
+    """
+    n_forecasts = groups.shape[1] // horizon
+    path = np.empty((n_forecasts + 1, len(alphas)))
+    path[0] = alpha = np.array(alphas, dtype=float)
+    for j in range(n_forecasts):
+        rows = slice(j * horizon, (j + 1) * horizon)
+        y, f = truth[:, rows], values[:, rows]  # (C, h)
+        seen = np.isfinite(y)
+        for i in range(len(alphas)):
+            low, high = bounds(table, groups[:, rows], np.asarray(alpha[i]), method)
+            miss = ((y < f + low) | (y > f + high))[seen]
+            if miss.size:
+                alpha[i] += gamma * (alphas[i] - miss.mean())
+        path[j + 1] = alpha
+    return path

@@ -27,7 +27,8 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from forecast import _validation as V
-from forecast._conformal_table import ScoreTable, bounds, build_table, min_scores
+from forecast._conformal_data import EpochsOnly, actuals, series_index, slice_series, union_index
+from forecast._conformal_table import ScoreTable, aci_path, bounds, build_table, min_scores
 from forecast._quantiles import (
     central_levels,
     check_coverage,
@@ -190,7 +191,7 @@ class ConformalForecaster(BaseForecaster):
         self._check_params()
         callbacks = list(callbacks or [])
         frames, kind = V.split_series(X, "X")
-        index = _union_index(frames)
+        index = union_index(frames)
         horizon = self._steps_ahead()
         rows = self._calibration_rows(index)
         stride = int(self.stride)
@@ -204,12 +205,12 @@ class ConformalForecaster(BaseForecaster):
                 "or the calibration period"
             )
         first = index[positions[0]]
-        cal_model = clone(self.estimator).fit(_slice(frames, kind, index[0], first))
+        cal_model = clone(self.estimator).fit(slice_series(frames, kind, index[0], first))
         origins = index[positions]
         pred = cal_model.predict_origins(X, origins, horizon, max_horizon=None)
         for callback in callbacks:
             callback.on_fit_start(self)
-        epochs = [_EpochsOnly(c) for c in callbacks]
+        epochs = [EpochsOnly(c) for c in callbacks]
         self.estimator_ = clone(self.estimator).fit(X, callbacks=epochs)
         est = self.estimator_
         self.columns_, self.freq_, self.tz_ = est.columns_, est.freq_, est.tz_
@@ -249,12 +250,12 @@ class ConformalForecaster(BaseForecaster):
 
     def _calibrate(self, pred: pd.DataFrame, frames: dict, kind: str, index) -> tuple:
         keys, columns = self.series_keys_, list(self.columns_)
-        truth = _actuals(pred, frames, kind, columns)
+        truth = actuals(pred, frames, kind, columns)
         fc = pred[columns].to_numpy(dtype=float)
         steps = index.get_indexer(pd.DatetimeIndex(pred[V.TIME_COLUMN])) - index.get_indexer(
             pd.DatetimeIndex(pred["origin"])
         )
-        series = _series_index(pred, kind, keys)
+        series = series_index(pred, kind, keys)
         hours = self._hours(pred[V.TIME_COLUMN])
         resid = truth - fc  # (n, C)
         ok = np.isfinite(resid)
@@ -327,7 +328,7 @@ class ConformalForecaster(BaseForecaster):
             return pred
         self._check_horizon(horizon)
         frames, kind = V.split_series(data, "data")
-        series = _series_index(pred, kind, self.series_keys_)
+        series = series_index(pred, kind, self.series_keys_)
         origin = pd.DatetimeIndex(pred["origin"])
         step = np.tile(np.arange(horizon), len(pred) // horizon)
         alpha = np.broadcast_to(self._alphas(), (len(pred), len(self._alphas()))).copy()
@@ -408,70 +409,7 @@ class ConformalForecaster(BaseForecaster):
         hours = self._hours(times)
         table = ScoreTable(self.scores_, self.counts_, self.groups_)
         groups = self.groups_[k][:, steps.astype(np.int64), hours]  # (C, n)
-        path = np.empty((len(replay) + 1, len(alphas)))
-        path[0] = alpha = alphas.copy()
-        for j in range(len(replay)):
-            rows = slice(j * horizon, (j + 1) * horizon)
-            y, f = truth[rows].T, values[rows].T  # (C, h)
-            seen = np.isfinite(y)
-            for i in range(len(alphas)):
-                low, high = bounds(table, groups[:, rows], np.asarray(alpha[i]), self.method)
-                miss = ((y < f + low) | (y > f + high))[seen]
-                if miss.size:
-                    alpha[i] += self.gamma * (alphas[i] - miss.mean())
-            path[j + 1] = alpha
+        path = aci_path(table, groups, truth.T, values.T, horizon, alphas, self.gamma, self.method)
         known = replay + horizon * step  # the last value of forecast j is observed then
         done = np.searchsorted(known.asi8, origins.asi8, side="right")  # forecasts seen
         return path[done]
-
-
-# ------------------------------------------------------------------ helpers
-class _EpochsOnly:
-    """Forward a callback's epoch reports, not the inner fit's start and end."""
-
-    def __init__(self, callback) -> None:
-        self.callback = callback
-
-    def on_fit_start(self, estimator) -> None:  # the wrapper reports its own fit
-        pass
-
-    def on_fit_end(self, estimator) -> None:
-        pass
-
-    def on_epoch_end(self, epoch: int, logs: dict) -> None:
-        self.callback.on_epoch_end(epoch, logs)
-
-
-def _union_index(frames: dict) -> pd.DatetimeIndex:
-    index = None
-    for key, frame in frames.items():
-        V.check_index(frame, key)
-        index = frame.index if index is None else index.union(frame.index)
-    return index
-
-
-def _slice(frames: dict, kind: str, lo, hi):
-    parts = {key: frame.loc[lo:hi] for key, frame in frames.items()}
-    if kind == "frame":
-        return parts[None]
-    return parts if kind == "dict" else V.join_series(parts, "long")
-
-
-def _series_index(pred: pd.DataFrame, kind: str, keys: list) -> np.ndarray:
-    if kind == "frame" or V.ID_COLUMN not in pred:
-        return np.zeros(len(pred), dtype=np.int64)
-    lookup = {key: i for i, key in enumerate(keys)}
-    missing = set(pred[V.ID_COLUMN]) - set(lookup)
-    if missing:
-        raise ValueError(f"series {sorted(missing, key=str)} were not calibrated")
-    return pred[V.ID_COLUMN].map(lookup).to_numpy(dtype=np.int64)
-
-
-def _actuals(pred: pd.DataFrame, frames: dict, kind: str, columns: list) -> np.ndarray:
-    truth = np.full((len(pred), len(columns)), np.nan)
-    times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
-    for key, frame in frames.items():
-        rows = np.arange(len(pred)) if kind == "frame" else np.flatnonzero(pred[V.ID_COLUMN] == key)
-        frame = frame.set_axis(V.align_tz(frame.index, times.tz and str(times.tz), key, "data"))
-        truth[rows] = frame[columns].reindex(times[rows]).to_numpy(dtype=float)
-    return truth

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from forecast import ConformalForecaster, ModelFormatError, Naive, SeasonalNaive, load
-from forecast._conformal_table import bounds, build_table, min_scores
+from forecast._conformal_table import aci_path, bounds, build_table, min_scores
 from tests.conftest import make_series
 
 
@@ -36,6 +36,18 @@ def test_order_statistics_hand_computed():
     low, high = bounds(signed, np.array([0]), np.array([0.05]), "signed")
     assert (low[0], high[0]) == (-4.0, 4.0)
     assert min_scores([0.2, 0.05], "signed") == 39 and min_scores([0.2], "symmetric") == 4
+
+
+def test_aci_path_hand_computed():
+    resid = np.arange(-4.0, 5.0)
+    zeros = np.zeros(9, dtype=np.int64)
+    table = build_table(resid, zeros, zeros, zeros, zeros, (1, 1, 1, 1), "symmetric", 1)
+    # two forecasts of 2 values, point 0; at alpha 0.2 the interval is +-4 (rank 8 of 9)
+    truth = np.array([[5.0, 1.0, 0.0, np.nan]])  # first: one miss of 2; second: 0 of 1 seen
+    path = aci_path(table, np.zeros((1, 4), np.int64), truth, np.zeros((1, 4)), 2,
+                    np.array([0.2]), 0.1, "symmetric")  # fmt: skip
+    # 0.2 + 0.1 * (0.2 - 0.5) = 0.17; then + 0.1 * (0.2 - 0) = 0.19
+    np.testing.assert_allclose(path[:, 0], [0.2, 0.17, 0.19])
 
 
 def test_small_hour_groups_fall_back_to_the_step_pool():
