@@ -15,8 +15,8 @@ minutes each).
 
 CRPS is the quantile-score approximation on the levels every model forecasts (0.025, 0.1,
 0.9, 0.975: the bounds of the 80 % and 95 % intervals), so the quantile head's median does
-not enter it. Writes ``<out>.md`` (tables), ``<out>_by_month.csv`` and
-``<out>_holiday_week.png``.
+not enter it. Writes ``<out>.md`` (tables), ``<out>_by_month.csv``, ``<out>_holiday_week.png``
+(bands of the best model over Christmas 2023) and ``<out>_reliability.png``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from forecast import (
 )
 from forecast import metrics as M
 from forecast.datasets import load
+from forecast.plots import plot_bands, plot_reliability
 
 TZ = "Europe/Berlin"
 LEVELS = (0.8, 0.95)
@@ -106,29 +107,6 @@ def by_month(forecasts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(inside).groupby(month).mean()
 
 
-def band_plot(forecasts: pd.DataFrame, title: str, path: Path) -> None:
-    """Actual load and the forecast with its 80 % and 95 % bands over the holiday week."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fc = forecasts.set_index(pd.DatetimeIndex(forecasts["time"]).tz_convert(TZ)).sort_index()
-    fc = fc.loc[HOLIDAY_WEEK[0] : HOLIDAY_WEEK[1]]
-    fig, ax = plt.subplots(figsize=(11, 4))
-    ax.fill_between(fc.index, fc["y_pred_q0.025"], fc["y_pred_q0.975"], alpha=0.2, label="95 %")
-    ax.fill_between(fc.index, fc["y_pred_q0.1"], fc["y_pred_q0.9"], alpha=0.35, label="80 %")
-    ax.plot(fc.index, fc["y_pred"], lw=1.2, label="forecast")
-    ax.plot(fc.index, fc["y_true"], "k", lw=1.0, label="actual")
-    ax.set_ylabel("load (MW)")
-    ax.set_title(title)
-    ax.legend(loc="upper right", ncol=4)
-    fig.autofmt_xdate()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 def main() -> None:  # noqa: D103
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="experiments/results/day_ahead_intervals")
@@ -161,7 +139,11 @@ def main() -> None:  # noqa: D103
     out.parent.mkdir(parents=True, exist_ok=True)
     monthly.to_csv(f"{out}_by_month.csv")
     best = table["crps"].idxmin()
-    band_plot(results[best].forecasts, f"{best}, Christmas 2023", Path(f"{out}_holiday_week.png"))
+    plot_bands(
+        results[best].forecasts, f"{out}_holiday_week.png", start=HOLIDAY_WEEK[0],
+        end=HOLIDAY_WEEK[1], timezone=TZ, unit="MW",
+    )  # fmt: skip
+    plot_reliability({k: r.forecasts for k, r in results.items()}, f"{out}_reliability.png")
     text = [
         "# Day-ahead prediction intervals, Germany 2023",
         "",
@@ -173,7 +155,8 @@ def main() -> None:  # noqa: D103
         "",
         monthly.to_markdown(floatfmt=".3f"),
         "",
-        f"Christmas week band plot of the best CRPS ({best}): `{out.name}_holiday_week.png`",
+        f"Christmas week band plot of the best CRPS ({best}): `{out.name}_holiday_week.png`; "
+        f"reliability diagram of every model: `{out.name}_reliability.png`.",
     ]
     Path(f"{out}.md").write_text("\n".join(text) + "\n")
     print(table.to_string(float_format="%.3f"))

@@ -79,3 +79,22 @@ def test_compare_puts_interval_scores_before_the_counts_and_timings():
     columns = list(compare(models, df, **DAY_AHEAD).table.columns)
     assert columns.index("winkler_95") + 1 == columns.index("n") < columns.index("fit_seconds")
     assert columns[:5] == ["mape", "mae", "rmse", "bias", "crps"]
+
+
+def test_band_and_reliability_plots(tmp_path):
+    from forecast.plots import plot_bands, plot_reliability
+
+    df = make_series(24 * 60, tz="Europe/Berlin")
+    fc = backtest(conformal(), df, **DAY_AHEAD).forecasts
+    band = plot_bands(fc, tmp_path / "band.png", start="2023-02-12", end="2023-02-14")
+    reliability = plot_reliability({"conformal": fc}, tmp_path / "rel.png")
+    for path in (band, reliability):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    point = backtest(SeasonalNaive(season="1D"), df, **DAY_AHEAD).forecasts
+    with pytest.raises(ValueError, match="no pair of quantile columns"):
+        plot_bands(point, tmp_path / "x.png")
+    with pytest.raises(ValueError, match="model 'naive' has no quantile columns"):
+        plot_reliability({"naive": point}, tmp_path / "y.png")
+    with pytest.raises(ValueError, match="no forecasts between 2024-01-01"):
+        plot_bands(fc, tmp_path / "z.png", start="2024-01-01", end="2024-01-02")
+    assert not (tmp_path / "x.png").exists()
