@@ -3,6 +3,7 @@
 from forecast.backtest import BacktestResult, backtest
 from forecast.base import BaseForecaster
 from forecast.compare import ComparisonResult, compare
+from forecast.conformal import ConformalForecaster
 from forecast.features import calendar_features
 from forecast.models import register_estimator
 from forecast.models.baselines import (
@@ -41,6 +42,7 @@ __all__ = [
     "BacktestResult",
     "BaseForecaster",
     "ComparisonResult",
+    "ConformalForecaster",
     "HopfieldForecaster",
     "OrthogonalRNNForecaster",
     "TransformerForecaster",

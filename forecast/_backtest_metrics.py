@@ -1,8 +1,9 @@
 """The score tables of a backtest: metrics per target, per step ahead and per local hour.
 
 Input is the tidy forecast frame of :func:`forecast.backtest.backtest` (one row per scored
-value, with ``target``, ``step``, ``time``, ``y_true`` and ``y_pred``). Every metric pools
-all values of a group; values without an actual (NaN) are not scored.
+value, with ``target``, ``step``, ``time``, ``y_true`` and ``y_pred``, and ``y_pred_q<level>``
+columns for quantile forecasts, which add CRPS, pinball loss and interval scores). Every
+metric pools all values of a group; values without an actual (NaN) are not scored.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from forecast import _validation as V
+from forecast._quantiles import quantile_column
 from forecast._schedule import fixed_step, to_local
 
 
@@ -73,6 +75,7 @@ def _score(fc: pd.DataFrame, fns: dict, by: str) -> pd.DataFrame:
     groups = [(key, part) for key, part in fc.groupby(by, sort=True)]
     if by == "target":
         groups.append(("overall", fc))
+    levels = quantile_levels(fc.columns)
     rows = {}
     for key, part in groups:
         y_true, y_pred = part["y_true"].to_numpy(), part["y_pred"].to_numpy()
@@ -85,11 +88,37 @@ def _score(fc: pd.DataFrame, fns: dict, by: str) -> pd.DataFrame:
                 row[name] = float(mae(y_true / scale, y_pred / scale))
             else:
                 row[name] = float(fn(y_true, y_pred))
+        if levels:
+            row.update(probabilistic_scores(part, levels))
         row["n"] = len(part)
         rows[key] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = by
     return table
+
+
+def quantile_levels(columns) -> tuple[float, ...]:
+    """Sorted levels of the ``y_pred_q<level>`` columns of a tidy forecast frame."""
+    prefix = "y_pred_q"
+    return tuple(sorted(float(c[len(prefix) :]) for c in columns if str(c).startswith(prefix)))
+
+
+def probabilistic_scores(part: pd.DataFrame, levels: tuple) -> dict[str, float]:
+    """CRPS, pinball loss and, per central interval, coverage, width and Winkler score.
+
+    Interval columns are named by nominal coverage in percent: ``coverage_80``,
+    ``width_80``, ``winkler_80``.
+    """
+    from forecast.metrics import crps, interval_scores
+
+    y_true = part["y_true"].to_numpy(dtype=float)
+    quant = part[[quantile_column("y_pred", q) for q in levels]].to_numpy(dtype=float)
+    value = float(crps(y_true, quant, levels))
+    row = {"crps": value, "pinball": value / 2.0}
+    for nominal, scores in interval_scores(y_true, quant, levels).items():
+        for name, score in scores.items():
+            row[f"{name}_{nominal * 100:g}"] = score
+    return row
 
 
 def _mase_scales(frames: dict, targets: list, first_origin, season, index) -> dict:

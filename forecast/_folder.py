@@ -70,6 +70,18 @@ def _place(new: Path, target: Path) -> None:
     os.rename(new, target)
 
 
+def _write_files(folder: Path, files: Mapping) -> None:
+    for name, data in files.items():
+        if isinstance(data, Mapping):
+            os.mkdir(folder / name)
+            _write_files(folder / name, data)
+            continue
+        with open(folder / name, "xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
 def write_folder(
     target: Path,
     files: Mapping[str, bytes],
@@ -82,7 +94,8 @@ def write_folder(
     target : Path
         Folder to create.
     files : mapping
-        File names (no subfolders) and their content.
+        File names and their content; a mapping as content is a subfolder written the same
+        way (its own files and subfolders).
     replace : callable, optional
         Called with ``target`` when it exists; it raises if ``target`` must not be replaced.
         Without it an existing ``target`` raises ``FileExistsError``.
@@ -96,11 +109,7 @@ def write_folder(
     tmp = target.with_name(f".{target.name}.tmp-{secrets.token_hex(6)}")
     os.mkdir(tmp)  # mode 0o777 minus the umask
     try:
-        for name, data in files.items():
-            with open(tmp / name, "xb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+        _write_files(tmp, files)
         if exists:
             old = _swap(tmp, target)
             _remove(old)

@@ -85,7 +85,9 @@ def _check_format(value, where: Path) -> tuple[int, int]:
     return major, minor
 
 
-def read_verified(path: Path, allowed: set[str]) -> tuple[dict, dict[str, bytes]]:
+def read_verified(
+    path: Path, allowed: set[str], expected: str | None = None
+) -> tuple[dict, dict[str, bytes]]:
     """Read a saved model folder and check it against its manifest.
 
     Parameters
@@ -94,6 +96,10 @@ def read_verified(path: Path, allowed: set[str]) -> tuple[dict, dict[str, bytes]
         The folder.
     allowed : set of str
         The file names a folder may hold besides the manifest.
+    expected : str, optional
+        SHA-256 the manifest itself must have (a nested folder, pinned by its parent's
+        manifest). The subfolders the manifest lists under ``"nested"`` are allowed
+        besides the files and must be folders; the caller verifies their content.
 
     Returns
     -------
@@ -118,6 +124,11 @@ def read_verified(path: Path, allowed: set[str]) -> tuple[dict, dict[str, bytes]
     raw = where.read_bytes()
     if len(raw) > _MAX_MANIFEST_BYTES:
         raise ModelFormatError(f"{where}: {len(raw)} bytes, too large for a manifest")
+    if expected is not None and sha256(raw) != expected:
+        raise ModelFormatError(
+            f"{where}: SHA-256 differs from the parent folder's {MANIFEST}: the nested model "
+            "is corrupted or was modified"
+        )
     try:
         manifest = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -131,7 +142,16 @@ def read_verified(path: Path, allowed: set[str]) -> tuple[dict, dict[str, bytes]
         for v in listed.values()
     ):
         raise ModelFormatError(f"{where}: 'files' must map file names to their size and sha256")
-    present = {p.name for p in path.iterdir()} - {MANIFEST}
+    nested = manifest.get("nested") or {}
+    if not isinstance(nested, dict) or not all(
+        isinstance(k, str) and re.fullmatch(r"[a-z][A-Za-z0-9_]*_", k) and isinstance(v, str)
+        for k, v in nested.items()
+    ):
+        raise ModelFormatError(f"{where}: 'nested' must map attribute names to sha256 strings")
+    for name in nested:
+        if not (path / name).is_dir() or (path / name).is_symlink():
+            raise ModelFormatError(f"{path / name}: nested model folder is missing")
+    present = {p.name for p in path.iterdir()} - {MANIFEST} - set(nested)
     extra = sorted((present | set(listed)) - allowed)
     if extra:
         raise ModelFormatError(

@@ -26,6 +26,7 @@ from sklearn.base import clone
 from forecast import _validation as V
 from forecast import progress
 from forecast._backtest_metrics import resolve_metrics, score_tables
+from forecast._quantiles import quantile_column
 from forecast._schedule import (
     Plan,
     check_window,
@@ -50,10 +51,14 @@ class BacktestResult:
         Tidy frame, one row per scored value: ``origin`` (last observed timestamp),
         ``id`` (only for several series), ``time`` (the forecast timestamp), ``step``
         (steps ahead of the origin, 1 = the step right after it), ``target`` (column name),
-        ``y_pred`` and ``y_true``.
+        ``y_pred`` and ``y_true``; for estimators that forecast quantiles (quantile heads,
+        :class:`forecast.ConformalForecaster`) also ``y_pred_q<level>`` per level.
     metrics : DataFrame
         One row per target plus ``"overall"`` (all targets and series pooled), one column
-        per metric, and ``n`` (values scored).
+        per metric, and ``n`` (values scored). With quantile columns also ``crps`` and
+        ``pinball`` (over all levels) and, per central interval of nominal coverage ``c``
+        percent, ``coverage_<c>``, ``width_<c>`` and ``winkler_<c>`` (e.g. ``coverage_80``);
+        the same columns are in ``by_horizon`` and ``by_hour``.
     by_horizon : DataFrame
         The pooled metrics per ``step``.
     by_hour : DataFrame or None
@@ -194,11 +199,12 @@ def backtest(
         last_needed = index[int(plan.last_pos[chunk].max())]
         history = _slice(frames, kind, lo, last_needed)
         t0 = time.perf_counter()
+        extra = {"quantiles": True} if _quantile_levels(fitted) else {}
         for steps in np.unique(plan.last_pos[chunk] - plan.origin_pos[chunk]):
             group = chunk[(plan.last_pos[chunk] - plan.origin_pos[chunk]) == steps]
             parts.append(
                 fitted.predict_origins(
-                    history, index[plan.origin_pos[group]], int(steps), max_horizon=None
+                    history, index[plan.origin_pos[group]], int(steps), max_horizon=None, **extra
                 )
             )
         predict_s = time.perf_counter() - t0
@@ -215,7 +221,10 @@ def backtest(
             }
         )
     targets = list(fitted.columns_)
-    forecasts = _tidy(pd.concat(parts, ignore_index=True), plan, index, frames, kind, targets)
+    levels = _quantile_levels(fitted)
+    forecasts = _tidy(
+        pd.concat(parts, ignore_index=True), plan, index, frames, kind, targets, levels
+    )
     by_target, by_step, by_hour = score_tables(
         forecasts,
         metric_fns,
@@ -261,6 +270,12 @@ def backtest(
 
 
 # ---------------------------------------------------------------------- data plumbing
+def _quantile_levels(fitted: Any) -> tuple:
+    """Quantile levels a fitted estimator forecasts (none for point forecasters)."""
+    levels = getattr(fitted, "_quantile_levels", None)
+    return tuple(levels()) if callable(levels) else ()
+
+
 def _select_columns(estimator: Any, frames: dict, target) -> dict:
     """Keep the target columns and the covariates the estimator declares."""
     if target is None:
@@ -305,7 +320,13 @@ def _n_rows(train, kind: str) -> int:
 
 
 def _tidy(
-    pred: pd.DataFrame, plan: Plan, index: pd.DatetimeIndex, frames: dict, kind: str, targets: list
+    pred: pd.DataFrame,
+    plan: Plan,
+    index: pd.DatetimeIndex,
+    frames: dict,
+    kind: str,
+    targets: list,
+    levels: tuple = (),
 ) -> pd.DataFrame:
     """Keep the scored steps of each origin, add actuals, and melt to one row per value."""
     origin_pos = pd.Series(plan.origin_pos, index=index[plan.origin_pos])
@@ -326,9 +347,16 @@ def _tidy(
     head = head.assign(step=step)
     blocks = []
     for c, column in enumerate(targets):
+        bands = {
+            quantile_column("y_pred", q): pred[quantile_column(column, q)].to_numpy(dtype=float)
+            for q in levels
+        }
         blocks.append(
             head.assign(
-                target=column, y_pred=pred[column].to_numpy(dtype=float), y_true=truth[:, c]
+                target=column,
+                y_pred=pred[column].to_numpy(dtype=float),
+                y_true=truth[:, c],
+                **bands,
             )
         )
     out = pd.concat(blocks, ignore_index=True)

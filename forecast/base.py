@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from forecast import _validation as V
 from forecast._causal_fill import CausalFill
+from forecast._quantiles import point_level, quantile_column, select_levels
 
 FrameLike = pd.DataFrame | dict
 
@@ -84,6 +85,14 @@ class BaseForecaster(BaseEstimator):
         raise NotImplementedError
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _quantile_levels(self) -> tuple[float, ...]:
+        """Quantile levels ``_predict_quantiles`` forecasts (none by default)."""
+        return ()
+
+    def _predict_quantiles(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        """Forecasts ``(n_series, horizon, n_channels, n_levels)`` in scaled units."""
         raise NotImplementedError
 
     def _min_history(self) -> int:
@@ -300,6 +309,7 @@ class BaseForecaster(BaseEstimator):
         history: FrameLike | None = None,
         future: FrameLike | None = None,
         *,
+        quantiles: bool | tuple | None = None,
         max_horizon: int | None = V.MAX_HORIZON,
     ) -> FrameLike:
         """Forecast the ``horizon`` steps after the end of the data.
@@ -316,6 +326,11 @@ class BaseForecaster(BaseEstimator):
         future : DataFrame or dict of DataFrames, optional
             Values of the declared ``future_covariates`` for the forecast timestamps. They
             must be finite: ``nan_policy`` applies to the history only.
+        quantiles : bool or tuple of float, optional
+            Estimators that forecast quantiles (neural estimators fitted with
+            ``quantiles=``, :class:`forecast.ConformalForecaster`): True adds a column
+            ``<column>_q<level>`` per fitted level and target, e.g. ``load_q0.1``; a tuple
+            adds only those levels. None or False: point forecasts only.
         max_horizon : int or None, default=10_000
             Largest ``horizon`` accepted, a guard against horizons that would run for
             minutes; None lifts it.
@@ -324,10 +339,12 @@ class BaseForecaster(BaseEstimator):
         -------
         DataFrame or dict of DataFrames
             Indexed by the ``horizon`` timestamps after the history (in the fitted time
-            zone), one column per target, in the container the data came in.
+            zone), one column per target (then the quantile columns, target by target), in
+            the container the data came in.
         """
         check_is_fitted(self, "columns_")
         horizon = V.check_horizon(horizon, max_horizon)
+        levels = select_levels(quantiles, self._quantile_levels(), type(self).__name__)
         if history is None:
             frames, kind = self.train_tail_, self.input_kind_
         else:
@@ -354,16 +371,37 @@ class BaseForecaster(BaseEstimator):
                 else {k: next(iter(fut_frames.values())) for k in frames}
             )
         arrays = self._to_arrays(frames, horizon, fut)
-        pred = self._unscale_3d(self._predict(arrays, horizon))
+        pred = self._predict_values(arrays, horizon, levels)
+        columns = self._output_columns(levels)
         out = {}
         for i, (key, frame) in enumerate(frames.items()):
             index = V.future_index(frame.index[-1], self.freq_, horizon, self.index_name_)
-            out[key] = pd.DataFrame(pred[i], index=index, columns=list(self.columns_))
+            out[key] = pd.DataFrame(pred[i], index=index, columns=columns)
         return V.join_series(out, kind)
+
+    def _predict_values(self, arrays: list, horizon: int, levels: tuple) -> np.ndarray:
+        """Unscaled forecasts ``(n, horizon, C * (1 + len(levels)))``: points, then quantiles."""
+        if not levels:
+            return self._unscale_3d(self._predict(arrays, horizon))
+        fitted = self._quantile_levels()
+        full = self._unscale_4d(self._predict_quantiles(arrays, horizon))  # (n, h, C, Q)
+        point = full[..., point_level(fitted)]
+        chosen = full[..., [fitted.index(q) for q in levels]]  # (n, h, C, q)
+        n, h, c, q = chosen.shape
+        return np.concatenate([point, chosen.reshape(n, h, c * q)], axis=-1)
+
+    def _output_columns(self, levels: tuple) -> list:
+        columns = list(self.columns_)
+        return columns + [quantile_column(c, q) for c in columns for q in levels]
 
     def _unscale_3d(self, pred: np.ndarray) -> np.ndarray:
         n, h, c = pred.shape
         return self._unscale(pred.reshape(n * h, c)).reshape(n, h, c)
+
+    def _unscale_4d(self, pred: np.ndarray) -> np.ndarray:
+        n, h, c, q = pred.shape
+        moved = np.moveaxis(pred, 3, 2).reshape(n * h * q, c)  # channels last
+        return np.moveaxis(self._unscale(moved).reshape(n, h, q, c), 2, 3)
 
     def predict_origins(
         self,
@@ -371,6 +409,7 @@ class BaseForecaster(BaseEstimator):
         origins: pd.DatetimeIndex | list,
         horizon: int,
         *,
+        quantiles: bool | tuple | None = None,
         max_horizon: int | None = V.MAX_HORIZON,
     ) -> pd.DataFrame:
         """Forecast from many origins of one data set in one batched call.
@@ -388,6 +427,8 @@ class BaseForecaster(BaseEstimator):
             fitted zone.
         horizon : int
             Steps forecast from each origin.
+        quantiles : bool or tuple of float, optional
+            Add quantile columns, as in :meth:`predict`.
         max_horizon : int or None, default=10_000
             Largest ``horizon`` accepted; None lifts the limit.
 
@@ -395,10 +436,11 @@ class BaseForecaster(BaseEstimator):
         -------
         DataFrame
             Long frame with columns ``origin``, ``id`` (for several series), ``time`` and one
-            column per target.
+            column per target (then the quantile columns).
         """
         check_is_fitted(self, "columns_")
         horizon = V.check_horizon(horizon, max_horizon)
+        levels = select_levels(quantiles, self._quantile_levels(), type(self).__name__)
         raw, kind = V.split_series(data, "data")
         covs = self.past_covariates_ + self.future_covariates_
         arrays, meta = [], []
@@ -420,8 +462,8 @@ class BaseForecaster(BaseEstimator):
                 V.check_length(pos, self._min_history(), key, f"history before origin {origin}")
                 arrays.append(self._origin_arrays(whole, frame, pos, horizon, causal))
                 meta.append((key, origin))
-        pred = self._unscale_3d(self._predict(arrays, horizon))
-        return self._origin_frame(meta, pred, horizon, kind)
+        pred = self._predict_values(arrays, horizon, levels)
+        return self._origin_frame(meta, pred, horizon, kind, self._output_columns(levels))
 
     def _origin_index(self, origins) -> pd.DatetimeIndex:
         if isinstance(origins, str | pd.Timestamp) or not hasattr(origins, "__len__"):
@@ -436,7 +478,9 @@ class BaseForecaster(BaseEstimator):
             raise ValueError(f"origins must be timestamps of the data: {err}") from err
         return V.align_tz(index, self.tz_, None, "origins")
 
-    def _origin_frame(self, meta: list, pred: np.ndarray, horizon: int, kind: str) -> pd.DataFrame:
+    def _origin_frame(
+        self, meta: list, pred: np.ndarray, horizon: int, kind: str, columns: list | None = None
+    ) -> pd.DataFrame:
         n = len(meta)
         starts = pd.DatetimeIndex([origin for _, origin in meta])
         try:
@@ -444,7 +488,8 @@ class BaseForecaster(BaseEstimator):
             times = starts.repeat(horizon) + np.tile(np.arange(1, horizon + 1) * step, n)
         except (TypeError, ValueError):  # calendar frequencies (months, business days)
             times = starts[:0].append([V.future_index(o, self.freq_, horizon) for o in starts])
-        out = pd.DataFrame(pred.reshape(n * horizon, -1), columns=list(self.columns_))
+        columns = list(self.columns_) if columns is None else columns
+        out = pd.DataFrame(pred.reshape(n * horizon, -1), columns=columns)
         out.insert(0, V.TIME_COLUMN, times)
         if kind != "frame":
             keys = np.array([key for key, _ in meta], dtype=object)

@@ -22,6 +22,7 @@ __all__ = ["ComparisonResult", "compare"]
 TIME_COLUMNS = ("fit_seconds", "predict_seconds", "backtest_seconds", "n_fits")
 MEMORY_COLUMNS = ("peak_rss_mb", "process_peak_rss_mb")
 NOT_METRICS = ("n", "n_special", *TIME_COLUMNS, *MEMORY_COLUMNS)
+INTERVAL_SCORES = ("crps", "pinball", "coverage_", "width_", "winkler_")
 
 _log = logging.getLogger("forecast.compare")
 
@@ -243,6 +244,11 @@ def _table(
         rows[model_name] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "model"
+    scores = [c for c in table.columns if str(c).startswith(INTERVAL_SCORES)]
+    if scores and "n" in table.columns:  # interval scores next to the point metrics, before n
+        rest = [c for c in table.columns if c not in scores]
+        at = rest.index("n")
+        table = table[rest[:at] + scores + rest[at:]]
     for column in ("n", "n_special"):
         if column in table.columns:
             table[column] = table[column].astype(int)

@@ -15,6 +15,12 @@ Zero denominators
     :func:`smape` counts a pair where actual and forecast are both zero as a perfect 0.
     :func:`mase` raises when the in-sample seasonal naive error is zero.
 
+Quantile and interval forecasts
+    :func:`pinball_loss`, :func:`crps` (from a set of quantiles), :func:`coverage`,
+    :func:`interval_width`, :func:`winkler_score` and :func:`interval_scores` (all of them
+    per nominal level) score forecasts with a trailing axis of quantile levels or pairs of
+    interval bounds; they follow the same NaN policy.
+
 Percentages (:func:`mape`, :func:`smape`) are in percent. :func:`bias` is
 ``mean(y_pred - y_true)``: positive means over-forecasting.
 """
@@ -25,44 +31,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-Axis = int | tuple[int, ...] | None
-NAN_POLICIES = ("omit", "raise", "propagate")
-
-
-def _same_shape(a, b, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    """Convert ``a`` and ``b`` to float arrays; raise unless their shapes agree."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"{names[0]} has shape {a.shape} but {names[1]} has shape {b.shape}")
-    return a, b
-
-
-def _first(mask: np.ndarray) -> tuple[int, ...]:
-    """Index of the first True entry of ``mask`` (C order), for error messages."""
-    return tuple(int(i) for i in np.argwhere(mask)[0])
-
-
-def _pairs(y_true, y_pred, nan_policy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Float arrays of equal shape and the mask of the pairs that count."""
-    t, p = _same_shape(y_true, y_pred, ("y_true", "y_pred"))
-    if nan_policy not in NAN_POLICIES:
-        raise ValueError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
-    missing = np.isnan(t) | np.isnan(p)
-    if nan_policy == "raise" and missing.any():
-        where = _first(missing)
-        which = "y_true" if np.isnan(t[where]) else "y_pred"
-        raise ValueError(f"{which} has NaN at index {where} ({int(missing.sum())} NaN pair(s))")
-    mask = np.ones(t.shape, bool) if nan_policy == "propagate" else ~missing
-    return t, p, mask
-
-
-def _mean(values: np.ndarray, mask: np.ndarray, axis: Axis) -> float | np.ndarray:
-    """Mean of ``values`` over ``axis`` counting only ``mask``; NaN where nothing counts."""
-    total = np.sum(np.where(mask, values, 0.0), axis=axis)
-    count = np.sum(mask, axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
-    return float(out) if np.ndim(out) == 0 else out
+from forecast._interval_metrics import (  # noqa: F401  (public here)
+    coverage,
+    crps,
+    interval_scores,
+    interval_width,
+    pinball_loss,
+    winkler_score,
+)
+from forecast._nan import NAN_POLICIES, Axis, _first, _mean, _pairs, _same_shape  # noqa: F401
 
 
 def mse(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> float | np.ndarray:

@@ -19,6 +19,12 @@ named by it. Folder layout (format 2.0):
 ``weights.safetensors``
     (neural models) the ``state_dict()`` of every fitted torch module, in safetensors.
 
+Meta-estimators (:class:`forecast.ConformalForecaster`) nest estimators: a parameter that is
+an estimator is stored in ``params.json`` as its registry name and parameters (listed under
+``"estimator_params"`` in the manifest), and a fitted attribute that is an estimator is
+saved as a subfolder of the same format named after the attribute (``estimator_/``), whose
+``meta.json`` SHA-256 the parent manifest pins under ``"nested"``.
+
 Estimators with torch modules implement ``_build_module()``, which rebuilds the modules
 from fitted attributes alone; loading fills them from the weights. Loading rejects a folder
 that does not match its manifest, parameters the class does not take or rejects (its
@@ -43,7 +49,13 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 
 from forecast._folder import write_folder
-from forecast._manifest import MANIFEST, ModelFormatError, build_manifest, manifest_bytes
+from forecast._manifest import (
+    MANIFEST,
+    ModelFormatError,
+    build_manifest,
+    manifest_bytes,
+    sha256,
+)
 from forecast._manifest import read_verified as _read_verified
 from forecast._serialize import arrays_from_bytes, arrays_to_bytes, decode, encode
 from forecast.models import estimator_class, estimator_name
@@ -119,17 +131,51 @@ def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path
         If the class is not registered, or a parameter or fitted attribute has a type a
         saved folder cannot hold (the message names it). Nothing is written then.
     """
-    check_is_fitted(estimator, "columns_")
     path = Path(path)
+    files, _ = _folder_files(estimator)
+    write_folder(path, files, replace=_replaceable if overwrite else _refuse)
+    return path
+
+
+def _params_tree(estimator) -> tuple[dict, list]:
+    """``params.json`` content; names of the parameters that are estimators."""
+    raw, nested = _raw_params(estimator)
+    return {k: encode(v, f"parameter {k!r}") for k, v in raw.items()}, nested
+
+
+def _raw_params(estimator) -> tuple[dict, list]:
+    """``get_params(deep=False)`` with nested estimators as name/params/nested dicts."""
+    from forecast.base import BaseForecaster
+
+    params, nested = {}, []
+    for k, v in estimator.get_params(deep=False).items():
+        if isinstance(v, BaseForecaster):
+            inner, inner_nested = _raw_params(v)
+            v = {"estimator": estimator_name(type(v)), "params": inner, "nested": inner_nested}
+            nested.append(k)
+        params[k] = v
+    return params, nested
+
+
+def _folder_files(estimator) -> tuple[dict, bytes]:
+    """Files of the saved folder of ``estimator`` (subfolders as dicts), and its manifest."""
+    from forecast.base import BaseForecaster
+
+    check_is_fitted(estimator, "columns_")
     name = estimator_name(type(estimator))
-    params = {k: encode(v, f"parameter {k!r}") for k, v in estimator.get_params(deep=False).items()}
+    params, estimator_params = _params_tree(estimator)
     fitted = _fitted_attributes(estimator)
     modules = {k: v for k, v in fitted.items() if isinstance(v, torch.nn.Module)}
+    inner = {k: v for k, v in fitted.items() if isinstance(v, BaseForecaster)}
     arrays: dict[str, np.ndarray] = {}
-    state = {k: encode(v, k, arrays) for k, v in fitted.items() if k not in modules}
-    files = {PARAMS: _json(params), FITTED: _json(state), ARRAYS: arrays_to_bytes(arrays)}
+    state = {k: encode(v, k, arrays) for k, v in fitted.items() if k not in modules | inner}
+    files: dict = {PARAMS: _json(params), FITTED: _json(state), ARRAYS: arrays_to_bytes(arrays)}
     if modules:
         files[WEIGHTS] = _weights(modules)
+    subfolders, pins = {}, {}
+    for attr, value in sorted(inner.items()):
+        subfolders[attr], sub_manifest = _folder_files(value)
+        pins[attr] = sha256(sub_manifest)
     import forecast
 
     manifest = build_manifest(
@@ -141,10 +187,11 @@ def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path
         saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
         modules=sorted(modules),
         history=_history_summary(estimator),
+        **({"estimator_params": estimator_params} if estimator_params else {}),
+        **({"nested": pins} if pins else {}),
     )
     files[MANIFEST] = manifest_bytes(manifest)
-    write_folder(path, files, replace=_replaceable if overwrite else _refuse)
-    return path
+    return {**files, **subfolders}, files[MANIFEST]
 
 
 def _refuse(path: Path) -> None:
@@ -243,9 +290,11 @@ def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None
     ValueError
         If ``device`` is unknown or CUDA is requested but not available.
     """
-    path = Path(path)
-    target = _resolve_device(device)
-    manifest, files = _read_verified(path, {PARAMS, FITTED, ARRAYS, WEIGHTS})
+    return _load(Path(path), _resolve_device(device), cls, None)
+
+
+def _load(path: Path, target: str, cls: type | None, expected: str | None):
+    manifest, files = _read_verified(path, {PARAMS, FITTED, ARRAYS, WEIGHTS}, expected)
     where = path / MANIFEST
     for name in (PARAMS, FITTED, ARRAYS):
         if name not in files:
@@ -268,24 +317,46 @@ def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None
         raise ModelFormatError(
             f"{where}: 'modules' {modules} do not match the files {sorted(files)}"
         )
-    estimator = _rebuild(found, files, path)
+    estimator = _rebuild(found, files, path, manifest, target)
     if modules:
         _restore_modules(estimator, modules, files[WEIGHTS], path, target)
     return estimator
 
 
-def _rebuild(cls: type, files: dict[str, bytes], path: Path):
-    """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
-    params = _read_tree(files, PARAMS, path)
+def _construct(cls: type, params: dict, nested: list, where: Path):
+    """``cls(**params)`` after checking the names; nested estimator parameters rebuilt first."""
+    if not isinstance(nested, list) or not set(nested) <= set(params):
+        raise ModelFormatError(f"{where}: 'estimator_params' must list parameters of the model")
     unknown = sorted(set(params) - set(cls._get_param_names()))
     if unknown:
-        raise ModelFormatError(f"{path / PARAMS}: {cls.__name__} takes no parameters {unknown}")
-    estimator = cls(**params)
+        raise ModelFormatError(f"{where}: {cls.__name__} takes no parameters {unknown}")
+    params = dict(params)
+    for key in nested:
+        entry = params[key]
+        if not isinstance(entry, dict) or set(entry) != {"estimator", "params", "nested"}:
+            raise ModelFormatError(f"{where}: parameter {key!r} is not a nested estimator")
+        try:
+            inner = estimator_class(entry["estimator"])
+        except ValueError as err:
+            raise ModelFormatError(f"{where}: parameter {key!r}: {err}") from err
+        if not isinstance(entry["params"], dict):
+            raise ModelFormatError(f"{where}: parameter {key!r} has no parameter dict")
+        params[key] = _construct(inner, entry["params"], entry["nested"], where)
+    return cls(**params)
+
+
+def _rebuild(cls: type, files: dict[str, bytes], path: Path, manifest: dict, device: str):
+    """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
+    params = _read_tree(files, PARAMS, path)
+    nested = manifest.get("estimator_params") or []
+    estimator = _construct(cls, params, nested, path / PARAMS)
     arrays = _read_arrays(files, path)
     for name, value in _read_tree(files, FITTED, path, arrays).items():
         if not _ATTRIBUTE.fullmatch(name) or name in params:
             raise ModelFormatError(f"{path / FITTED}: {name!r} is not a fitted attribute name")
         setattr(estimator, name, value)
+    for name, pin in (manifest.get("nested") or {}).items():
+        setattr(estimator, name, _load(path / name, device, None, pin))
     for check in _PARAM_CHECKS:
         if hasattr(estimator, check):
             try:

@@ -1,4 +1,4 @@
-"""PNG plots of backtests: sample forecasts, error by hour of day, a metric per model.
+"""PNG plots of backtests: sample forecasts, error by hour, a metric per model, intervals.
 
 matplotlib is imported inside each function and figures are drawn on the Agg canvas
 directly (no pyplot, no global backend switch), so plotting works headless and leaves the
@@ -13,7 +13,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["plot_error_by_hour", "plot_metric_bars", "plot_sample_days", "sample_origins"]
+__all__ = [
+    "plot_bands",
+    "plot_error_by_hour",
+    "plot_metric_bars",
+    "plot_reliability",
+    "plot_sample_days",
+    "sample_origins",
+]
 
 
 def _figure(width: float, height: float):
@@ -169,6 +176,114 @@ def plot_metric_bars(
     ax.bar_label(bars, fmt="%.3g", fontsize=7, padding=2)
     ax.set_xlabel(f"{metric}{f' [{unit}]' if unit else ''}")
     ax.margins(x=0.15)
+    return _save(fig, path)
+
+
+def plot_bands(
+    forecasts: pd.DataFrame,
+    path: str | Path,
+    *,
+    start=None,
+    end=None,
+    target: str | None = None,
+    series: object = None,
+    timezone: str | None = "Europe/Berlin",
+    unit: str = "",
+) -> Path:
+    """Plot actuals, the point forecast and its central interval bands over a period.
+
+    Parameters
+    ----------
+    forecasts : DataFrame
+        Tidy backtest forecasts with ``y_pred_q<level>`` columns (a quantile or conformal
+        model). Where several origins forecast a timestamp, the latest origin is shown.
+    path : str or Path
+        PNG file to write.
+    start, end : str or Timestamp, optional
+        Period shown (local time strings, inclusive); default everything.
+    target, series : optional
+        Target and series shown (default: the first).
+    timezone : str, optional
+        Time zone of the time axis.
+    unit : str
+        Unit shown on the y axis.
+
+    Returns
+    -------
+    Path
+        The written file.
+    """
+    from forecast._backtest_metrics import quantile_levels
+    from forecast._quantiles import central_pairs, quantile_column
+
+    pairs = central_pairs(quantile_levels(forecasts.columns))
+    if not pairs:
+        raise ValueError(
+            "forecasts have no pair of quantile columns y_pred_q<q>, y_pred_q<1-q> to draw "
+            f"bands from; columns: {list(forecasts.columns)}"
+        )
+    fc = _pick(forecasts, target, series).sort_values(["time", "origin"])
+    fc = fc.drop_duplicates("time", keep="last")
+    times = _axis_time(fc["time"], timezone)
+    fc = fc.set_axis(times).loc[start:end]
+    if fc.empty:
+        raise ValueError(f"no forecasts between {start} and {end}")
+    fig = _figure(10, 3.8)
+    ax = fig.subplots()
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.15, top=0.95)
+    for nominal, lo, hi in sorted(pairs, reverse=True):  # widest first, underneath
+        lower, upper = fc[quantile_column("y_pred", lo)], fc[quantile_column("y_pred", hi)]
+        ax.fill_between(fc.index, lower, upper, alpha=0.25, lw=0, label=f"{nominal:.0%}")
+    ax.plot(fc.index, fc["y_pred"], lw=1.2, label="forecast")
+    ax.plot(fc.index, fc["y_true"], color="black", lw=1.0, label="actual")
+    ax.set_ylabel(f"{fc['target'].iloc[0]}{f' [{unit}]' if unit else ''}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=len(pairs) + 2, loc="upper right")
+    return _save(fig, path)
+
+
+def plot_reliability(forecasts: Mapping[str, pd.DataFrame], path: str | Path) -> Path:
+    """Reliability diagram: the share of actuals at or below each forecast quantile.
+
+    A calibrated forecast lies on the diagonal: 10 % of the actuals at or below its 0.1
+    quantile, 90 % at or below its 0.9 quantile.
+
+    Parameters
+    ----------
+    forecasts : mapping of str to DataFrame
+        Model name -> tidy backtest forecasts with ``y_pred_q<level>`` columns.
+    path : str or Path
+        PNG file to write.
+
+    Returns
+    -------
+    Path
+        The written file.
+    """
+    from forecast._backtest_metrics import quantile_levels
+    from forecast._quantiles import quantile_column
+
+    fig = _figure(4.6, 4.4)
+    ax = fig.subplots()
+    fig.subplots_adjust(left=0.15, right=0.96, bottom=0.13, top=0.95)
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    for name, fc in forecasts.items():
+        levels = quantile_levels(fc.columns)
+        if not levels:
+            raise ValueError(f"model {name!r} has no quantile columns y_pred_q<level>")
+        y = fc["y_true"].to_numpy(dtype=float)
+        seen = np.isfinite(y)
+        share = [
+            float(np.mean(y[seen] <= fc[quantile_column("y_pred", q)].to_numpy()[seen]))
+            for q in levels
+        ]
+        ax.plot(levels, share, marker="o", ms=3, label=name)
+    ax.set_xlabel("nominal level")
+    ax.set_ylabel("share of actuals at or below the quantile")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
     return _save(fig, path)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,14 +61,42 @@ def detach_state(state: object) -> object:
     raise TypeError(f"cannot detach a hidden state of type {type(state).__name__}")
 
 
-def masked_mse(pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
-    """Mean squared error; with ``mask`` (B, k) only unmasked chunk steps count."""
+def masked_mean(err: Tensor, mask: Tensor | None = None) -> Tensor:
+    """Mean of elementwise losses; with ``mask`` (B, k) only unmasked chunk steps count."""
     if mask is None:
-        return torch.mean((pred - target) ** 2)
-    err = (pred - target) ** 2  # (B, k, h, C)
+        return torch.mean(err)
     weight = mask.to(err.dtype).view(*mask.shape, *([1] * (err.dim() - mask.dim())))
     per_step = err[0, 0].numel()
     return (err * weight).sum() / (weight.sum() * per_step).clamp_min(1.0)
+
+
+def masked_mse(pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
+    """Mean squared error; with ``mask`` (B, k) only unmasked chunk steps count."""
+    return masked_mean((pred - target) ** 2, mask)
+
+
+class PinballLoss:
+    """Pinball loss averaged over quantile levels: ``pred`` (..., C, Q), ``target`` (..., C).
+
+    Parameters
+    ----------
+    quantiles : sequence of float
+        The levels of the last axis of ``pred``.
+    """
+
+    def __init__(self, quantiles) -> None:
+        self.levels = torch.tensor([float(q) for q in quantiles])
+
+    def __call__(self, pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
+        """Masked mean pinball loss (``mask`` as in :func:`masked_mean`)."""
+        levels = self.levels.to(device=pred.device, dtype=pred.dtype)
+        diff = target.unsqueeze(-1) - pred  # (..., C, Q)
+        return masked_mean(torch.maximum(levels * diff, (levels - 1.0) * diff), mask)
+
+
+def training_loss(quantiles) -> Callable:
+    """Return the training loss: mean squared error, or the pinball loss of ``quantiles``."""
+    return masked_mse if not quantiles else PinballLoss(quantiles)
 
 
 def optimizer_step(
@@ -89,8 +117,9 @@ def run_epoch(
     batch_size: int,
     clip: float | None,
     rng: np.random.Generator | None,
+    loss_fn: Callable = masked_mse,
 ) -> float:
-    """One pass over ``data``; returns the mean training loss."""
+    """One pass over ``data``; returns the mean training loss (``loss_fn``)."""
     net.train()
     total, count, state = None, 0, None
     for batch in data.batches(batch_size, rng):
@@ -103,7 +132,7 @@ def run_epoch(
         else:
             pred, _ = net(batch.x, batch.future)  # (B, h, C)
             n = len(batch.x)
-        loss = masked_mse(pred, batch.y, batch.mask)
+        loss = loss_fn(pred, batch.y, batch.mask)
         optimizer_step(net, optimizer, loss, clip)
         total = loss.detach() * n if total is None else total + loss.detach() * n
         count += n
@@ -111,13 +140,15 @@ def run_epoch(
 
 
 @torch.no_grad()
-def evaluate(net: nn.Module, data: WindowDataset, batch_size: int) -> float:
-    """Mean squared error of ``net`` on sliding windows, in evaluation mode."""
+def evaluate(
+    net: nn.Module, data: WindowDataset, batch_size: int, loss_fn: Callable = masked_mse
+) -> float:
+    """Mean loss (``loss_fn``, default squared error) of ``net`` on sliding windows."""
     net.eval()
     total, count = 0.0, 0
     for batch in data.batches(batch_size):
         pred, _ = net(batch.x, batch.future)
-        total += float(masked_mse(pred, batch.y)) * len(batch.x)
+        total += float(loss_fn(pred, batch.y)) * len(batch.x)
         count += len(batch.x)
     return total / count if count else math.nan
 
@@ -155,6 +186,7 @@ class TrainConfig:
     verbose: int = 0
     checkpoint_dir: str | None = None
     signature: str = ""
+    quantiles: tuple | None = None  # train the pinball loss of these levels (else MSE)
 
 
 @dataclass
@@ -286,7 +318,10 @@ def train(
 def _epoch(net, train_data, val_data, optimizer, config: TrainConfig, rng, epoch: int) -> dict:
     """Train one epoch and return its logs: losses, learning rate, the network's extras."""
     lr = float(optimizer.param_groups[0]["lr"])
-    loss = run_epoch(net, train_data, optimizer, config.batch_size, config.gradient_clip, rng)
+    loss_fn = training_loss(config.quantiles)
+    loss = run_epoch(
+        net, train_data, optimizer, config.batch_size, config.gradient_clip, rng, loss_fn
+    )
     if not math.isfinite(loss):
         raise RuntimeError(
             f"training diverged: loss {loss} at epoch {epoch}; lower learning_rate or set "
@@ -294,7 +329,7 @@ def _epoch(net, train_data, val_data, optimizer, config: TrainConfig, rng, epoch
         )
     logs = {"train_loss": loss}
     if val_data is not None:
-        logs["val_loss"] = evaluate(net, val_data, max(config.batch_size, 1024))
+        logs["val_loss"] = evaluate(net, val_data, max(config.batch_size, 1024), loss_fn)
     logs["lr"] = lr
     report = getattr(net, "epoch_metrics", None)
     logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})

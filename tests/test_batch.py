@@ -540,3 +540,27 @@ def test_day_ahead_horizon_needs_a_fixed_step():
     assert day_ahead_steps(pd.Timestamp("2023-03-25 23:00"), "h") == 24  # naive: wall clock
     with pytest.raises(ValueError, match="fixed step"):
         day_ahead_steps(last, pd.offsets.MonthBegin())
+
+
+def test_quantiles_option_writes_interval_columns(setup, tmp_path, capsys):
+    from forecast import ConformalForecaster
+
+    data = make_series(n=24 * 10, tz="Europe/Berlin", name="timestamp")
+    conf = ConformalForecaster(SeasonalNaive(season="1D"), horizon=24, calibration="3D")
+    conf.fit(data.iloc[: 24 * 7]).save(tmp_path / "conformal")
+    out = tmp_path / "fc.csv"
+    argv = ["--model", str(tmp_path / "conformal"), "--input", str(setup["dir"] / "latest.csv")]
+    argv += ["--output", str(out), "--no-track", "--quantiles", "0.1,0.9"]
+    assert main(argv) == 0
+    written = pd.read_csv(out)
+    assert list(written.columns) == ["timestamp", "load", "load_q0.1", "load_q0.9"]
+    expected = conf.predict(24, history=setup["latest"], quantiles=True)
+    assert written["load_q0.9"].to_numpy() == pytest.approx(expected["load_q0.9"].to_numpy())
+    # a point model asked for quantiles: one line, nothing written
+    bad = tmp_path / "bad.csv"
+    argv = ["--model", str(setup["dir"] / "saved"), "--input", str(setup["dir"] / "latest.csv")]
+    assert main([*argv, "--output", str(bad), "--no-track", "--quantiles", "all"]) == 1
+    assert "SeasonalNaive forecasts no quantiles" in capsys.readouterr().err
+    assert not bad.exists()
+    assert main([*argv, "--output", str(bad), "--no-track", "--quantiles", "low"]) == 1
+    assert "quantiles must be 'all' or comma-separated levels" in capsys.readouterr().err

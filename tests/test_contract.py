@@ -15,6 +15,7 @@ from sklearn.exceptions import NotFittedError
 
 import forecast
 from forecast.base import BaseForecaster
+from forecast.models.neural import NeuralForecaster
 from tests.conftest import make_series
 
 NEURAL = {"max_epochs": 2, "hidden_size": 4, "context_length": 24, "horizon": 6, "batch_size": 32}
@@ -33,6 +34,11 @@ TEST_PARAMS = {
     "MSTLForecaster": {"periods": ("1D",)},
     "LinearLagForecaster": {"lags": 24},
     "ExternalForecast": {"column": "tso"},
+    "ConformalForecaster": {
+        "estimator": forecast.SeasonalNaive(season="1D"),
+        "horizon": 6,
+        "calibration": "3D",
+    },
 }
 
 ESTIMATORS = sorted(
@@ -41,6 +47,20 @@ ESTIMATORS = sorted(
     if inspect.isclass(obj) and issubclass(obj, BaseForecaster) and obj is not BaseForecaster
 )
 IDS = [name for name, _ in ESTIMATORS]
+
+
+def same_params(a, b):
+    """Equal parameters; nested estimators compared by class and parameters."""
+    pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+    if pa.keys() != pb.keys():
+        return False
+    for key, value in pa.items():
+        if isinstance(value, BaseForecaster):
+            if type(value) is not type(pb[key]) or not same_params(value, pb[key]):
+                return False
+        elif value != pb[key]:
+            return False
+    return True
 
 
 def make(name, cls, **extra):
@@ -75,7 +95,7 @@ def test_every_export_has_test_params():
 def test_init_stores_params_verbatim(case):
     name, cls = case
     est = make(name, cls)
-    params = est.get_params()
+    params = est.get_params(deep=False)
     signature = inspect.signature(cls.__init__).parameters
     assert set(params) == set(signature) - {"self"}
     for key, value in TEST_PARAMS[name].items():
@@ -87,10 +107,10 @@ def test_clone_and_set_params_round_trip(case):
     name, cls = case
     est = make(name, cls)
     twin = clone(est)
-    assert twin is not est and twin.get_params() == est.get_params()
-    params = est.get_params()
+    assert twin is not est and same_params(twin, est)
+    params = est.get_params(deep=False)
     twin.set_params(**params)
-    assert twin.get_params() == params
+    assert same_params(twin, est)
 
 
 def test_not_fitted_error(case):
@@ -140,7 +160,7 @@ def test_pickle_and_save_load_round_trip(case, tmp_path):
     pd.testing.assert_frame_equal(restored.predict(horizon=4, **kw), expected)
     est.save(tmp_path / "model")
     loaded = BaseForecaster.load(tmp_path / "model", device="cpu")
-    assert type(loaded) is cls and loaded.get_params() == est.get_params()
+    assert type(loaded) is cls and same_params(loaded, est)
     pd.testing.assert_frame_equal(loaded.predict(horizon=4, **kw), expected)
 
 
@@ -159,3 +179,29 @@ def future_kwargs(name, df, horizon):
         return {}
     index = pd.date_range(df.index[-1], periods=horizon + 1, freq="h")[1:]
     return {"future": pd.DataFrame({"tso": np.linspace(9, 11, horizon)}, index=index)}
+
+
+NEURAL_CASES = [(n, c) for n, c in ESTIMATORS if issubclass(c, NeuralForecaster)]
+
+
+@pytest.mark.parametrize("name, cls", NEURAL_CASES, ids=[n for n, _ in NEURAL_CASES])
+def test_quantile_head_contract(name, cls, tmp_path):
+    df = data_for(name)
+    est = make(name, cls, quantiles=(0.1, 0.5, 0.9))
+    assert clone(est).get_params() == est.get_params()
+    fc = est.fit(df).predict(horizon=8, quantiles=True)
+    assert list(fc.columns) == ["load", "load_q0.1", "load_q0.5", "load_q0.9"]
+    values = fc.to_numpy()
+    assert np.isfinite(values).all() and (np.diff(values[:, 1:], axis=1) > 0).all()
+    est.save(tmp_path / "model")
+    loaded = BaseForecaster.load(tmp_path / "model", device="cpu")
+    pd.testing.assert_frame_equal(loaded.predict(horizon=8, quantiles=True), fc)
+
+
+def test_conformal_intervals_wrap_every_estimator_with_the_contract_columns():
+    df = data_for("ConformalForecaster")
+    est = make("ConformalForecaster", forecast.ConformalForecaster, coverage=(0.8, 0.95))
+    fc = est.fit(df).predict(horizon=6, quantiles=True)
+    names = ["load", "load_q0.025", "load_q0.1", "load_q0.9", "load_q0.975"]
+    assert list(fc.columns) == names
+    assert (np.diff(fc[names[1:]].to_numpy(), axis=1) >= 0).all()

@@ -166,3 +166,21 @@ def test_input_example_comes_from_the_fit_data_when_the_model_keeps_one_row(stor
     assert model.metadata.saved_input_example_info["type"] == "dataframe"
     got = model.predict(df.iloc[-5:], params={"horizon": 2})
     assert list(got["load"]) == [df["load"].iloc[-1]] * 2
+
+
+def test_quantiles_param_adds_interval_columns(store, data):
+    from forecast import ConformalForecaster
+
+    est = ConformalForecaster(SeasonalNaive(season="1D"), horizon=6, calibration="4D")
+    cb = track_fit(est, data, experiment="pyfunc-q", tracking_uri=store, log_model=True)
+    model = load(cb.model_info.model_uri, store)
+    names = [p.name for p in model.metadata.get_params_schema().params]
+    assert names == ["horizon", "quantiles"]
+    history = data.iloc[-100:]
+    got = model.predict(history, params={"horizon": 6, "quantiles": "0.1,0.9"})
+    pd.testing.assert_frame_equal(got, est.predict(6, history=history, quantiles=True))
+    got = model.predict(history, params={"horizon": 6, "quantiles": "0.9"})
+    assert list(got.columns) == ["load", "load_q0.9"]
+    assert list(model.predict(history, params={"horizon": 6}).columns) == ["load"]
+    with pytest.raises(Exception, match="no quantile level 0.05"):
+        model.predict(history, params={"horizon": 6, "quantiles": "0.05"})

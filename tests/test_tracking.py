@@ -318,3 +318,20 @@ def test_champion_needs_a_loggable_model_and_a_score(store):
 
     with pytest.raises(MlflowException):
         MlflowClient(store).get_registered_model("none-load")
+
+
+def test_interval_scores_are_logged_as_metrics(store):
+    from forecast import ConformalForecaster
+
+    df = make_series(24 * 40, tz="Europe/Berlin")
+    model = ConformalForecaster(SeasonalNaive(season="1D"), horizon=36, calibration="15D")
+    result = backtest(model, df, protocol="day-ahead", start="2023-02-02", end="2023-02-08")
+    tracker = MLflowTracker(experiment="intervals", tracking_uri=store)
+    client = MlflowClient(store)
+    run = client.get_run(tracker.log_backtest("conformal", model, result, df))
+    overall = result.metrics.loc["overall"]
+    for name in ("crps", "pinball", "coverage_80", "width_80", "winkler_80"):
+        assert run.data.metrics[name] == pytest.approx(overall[name])
+    curve = client.get_metric_history(run.info.run_id, "coverage_80_by_step")
+    assert len(curve) == len(result.by_horizon)
+    assert run.data.params["estimator"].startswith("SeasonalNaive(")

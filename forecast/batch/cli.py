@@ -104,6 +104,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="missing input values: raise, or interpolate them (default: the model's own "
         "nan_policy; the saved model is not changed)",
     )
+    parser.add_argument(
+        "--quantiles",
+        default=None,
+        metavar="LEVELS",
+        help="also write quantile columns <column>_q<level>: 'all' or levels such as "
+        "0.1,0.5,0.9 (models with quantile heads or conformal intervals)",
+    )
     parser.add_argument("--time-column", default=None, help="time column of the input")
     parser.add_argument(
         "--tracking-uri",
@@ -155,6 +162,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 time_column=args.time_column,
                 timezone=args.timezone,
                 nan_policy=args.nan_policy,
+                quantiles=args.quantiles,
                 tracking_uri=args.tracking_uri,
                 track=not args.no_track,
                 experiment=args.experiment,

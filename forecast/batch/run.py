@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from forecast._quantiles import parse_levels
 from forecast.batch.files import (
     BatchError,
     _first_line,
@@ -61,7 +62,10 @@ def _is_uri(model: str) -> bool:
 
 
 def load_forecaster(
-    model: str | os.PathLike, tracking_uri: str | None = None, device: str | None = None
+    model: str | os.PathLike,
+    tracking_uri: str | None = None,
+    device: str | None = None,
+    quantiles: str | None = None,
 ) -> tuple[Any, Callable[[pd.DataFrame, int], pd.DataFrame]]:
     """Load a model for batch forecasting.
 
@@ -73,6 +77,8 @@ def load_forecaster(
         Store resolving ``models:/`` and ``runs:/`` URIs.
     device : str, optional
         Device for a locally saved torch model.
+    quantiles : str, optional
+        ``"all"`` or levels such as ``"0.1,0.9"``: the forecasts get quantile columns.
 
     Returns
     -------
@@ -88,7 +94,8 @@ def load_forecaster(
             from forecast.persistence import load
 
             estimator = load(path, device=device)
-            return estimator, lambda h, n: estimator.predict(horizon=n, history=h)
+            levels = parse_levels(quantiles)
+            return estimator, lambda h, n: estimator.predict(horizon=n, history=h, quantiles=levels)
         if not (path / "MLmodel").is_file():
             raise BatchError(
                 f"model {text} not found: expected an MLflow model URI (models:/name@alias, "
@@ -117,7 +124,8 @@ def load_forecaster(
     estimator = getattr(wrapper, "estimator", None)
     if estimator is None:
         raise BatchError(f"model {text} is not a forecast pyfunc model (no estimator inside)")
-    return estimator, lambda h, n: pyfunc.predict(h, params={"horizon": int(n)})
+    params = {} if parse_levels(quantiles) is None else {"quantiles": quantiles}
+    return estimator, lambda h, n: pyfunc.predict(h, params={"horizon": int(n), **params})
 
 
 def _display_uri(tracking_uri: str | None) -> str:
@@ -135,6 +143,7 @@ def run_batch(
     time_column: str | None = None,
     timezone: str | None = None,
     nan_policy: str | None = None,
+    quantiles: str | None = None,
     tracking_uri: str | None = None,
     track: bool = True,
     experiment: str = BATCH_EXPERIMENT,
@@ -165,6 +174,9 @@ def run_batch(
     nan_policy : {"raise", "interpolate"}, optional
         Override the model's ``nan_policy`` for this run only (the saved model is
         unchanged).
+    quantiles : str, optional
+        ``"all"`` or comma-separated levels (``"0.1,0.5,0.9"``): write the columns
+        ``<column>_q<level>`` too (quantile heads, conformal intervals).
     tracking_uri : str, optional
         Store for model URIs and for the batch run (default ``MLFLOW_TRACKING_URI`` or
         ``sqlite:///mlflow.db``).
@@ -188,10 +200,14 @@ def run_batch(
 
     output_path(output, "")  # check the suffix and the options before any work
     _check_options(horizon, timezone, nan_policy)
+    try:
+        levels = parse_levels(quantiles)
+    except (TypeError, ValueError) as err:
+        raise BatchError(str(err)) from err
     if not Path(input).is_file():
         raise BatchError(f"input {input} does not exist")
     frame, mixed = read_latest(input, time_column, timezone)  # fails before the model loads
-    estimator, predict = load_forecaster(model, tracking_uri, device)
+    estimator, predict = load_forecaster(model, tracking_uri, device, quantiles)
     zone = timezone or model_timezone(estimator)
     if mixed is not None and zone is None:
         raise BatchError(mixed_offsets_message(input, mixed, os.fspath(model), estimator))
@@ -202,6 +218,11 @@ def run_batch(
             forecast = predict(history, steps)
         except Exception as err:
             raise BatchError(f"forecast from {input} failed: {_first_line(err)}") from err
+    if levels is not None and not any("_q" in str(c) for c in forecast.columns):
+        raise BatchError(
+            f"model {os.fspath(model)} wrote no quantile columns (logged before the quantiles "
+            "parameter existed?); nothing written"
+        )
     date = issue_date(history)
     path = output_path(output, date)
     table = forecast_table(to_zone(forecast, zone))
@@ -214,7 +235,7 @@ def run_batch(
             estimator,
             os.fspath(model),
             os.fspath(input),
-            {"horizon": steps, "timezone": zone, "nan_policy": nan_policy},
+            {"horizon": steps, "timezone": zone, "nan_policy": nan_policy, "quantiles": quantiles},
             tracking_uri,
             experiment,
         )

@@ -24,6 +24,7 @@ REGISTRY = {  # fixed in code: the only modules a name can lead to
     "mstl": "forecast.models.baselines:MSTLForecaster",
     "linear-lag": "forecast.models.baselines:LinearLagForecaster",
     "external": "forecast.models.baselines:ExternalForecast",
+    "conformal": "forecast.conformal:ConformalForecaster",
 }
 
 _REGISTERED: dict[str, type] = {}  # classes added by register_estimator

@@ -112,15 +112,19 @@ def rollout(
     horizon: int,
     head_horizon: int,
     chunk: int = PREDICT_CHUNK,
+    point: int | None = None,
 ) -> np.ndarray:
     """Forecast ``horizon`` steps in blocks of ``head_horizon``, feeding forecasts back.
 
     ``x`` holds windows whose inputs are ``[targets, future]`` per step (no past
-    covariates: they are unknown after the data), except when one block suffices.
+    covariates: they are unknown after the data), except when one block suffices. A
+    quantile network (outputs ``(B, h, C, Q)``) is rolled out on its level ``point`` (the
+    median): that is what is fed back, and every level of the later blocks is conditioned
+    on it.
 
     Returns
     -------
-    ndarray of shape (N, horizon, C), float64
+    ndarray of shape (N, horizon, C), or (N, horizon, C, Q) for a quantile network, float64
     """
     net.eval()
     device = next(net.parameters()).device
@@ -132,12 +136,12 @@ def rollout(
         blocks, done = [], 0
         while done < horizon:
             f = None if fb is None else _pad_steps(fb[:, done:], head_horizon)  # (B, h_head, F)
-            pred, _ = net(xb, f)  # (B, h_head, C)
+            pred, _ = net(xb, f)  # (B, h_head, C) or (B, h_head, C, Q)
             take = min(head_horizon, horizon - done)
             blocks.append(pred[:, :take])
             done += take
             if done < horizon:
-                fed = pred[:, :take]
+                fed = pred[:, :take] if pred.dim() == 3 else pred[:, :take, :, point]
                 if fb is not None:
                     fed = torch.cat([fed, fb[:, done - take : done]], dim=-1)  # (B, take, I)
                 xb = torch.cat([xb, fed], dim=1)[:, -context:]

@@ -88,6 +88,7 @@ class HopfieldForecaster(NeuralForecaster):
         n_ensemble=1,
         train_origins=None,
         linear_skip="auto",
+        quantiles=None,
     ) -> None:
         store_params(self, locals())
 

@@ -18,10 +18,11 @@ import pandas as pd
 import torch
 from torch import nn
 
+from forecast._quantiles import check_levels, point_level
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.models._batching import context_windows, data_fingerprint, rollout, training_data
 from forecast.nn.ensemble import EnsembleNet
-from forecast.nn.heads import ForecastNet, PointHead
+from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
 from forecast.training import SCHEDULERS, TrainConfig, resolve_device, seeded, train
 
 # Parameters every neural estimator takes, with their defaults (same everywhere).
@@ -33,7 +34,7 @@ COMMON_PARAMS = dict(
     random_state=None, verbose=0, checkpoint_dir=None, future_covariates=None,
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
-    n_ensemble=1, train_origins=None, linear_skip="auto",
+    n_ensemble=1, train_origins=None, linear_skip="auto", quantiles=None,
 )  # fmt: skip
 
 # Parameters that may change between an interrupted fit and its resumption.
@@ -129,6 +130,14 @@ class NeuralForecaster(BaseForecaster):
         the origins of the day-ahead market protocol only. Validation windows are chosen
         the same way. Sliding windows only weigh these origins; with truncated BPTT every
         step is read but only these carry a loss.
+    quantiles : tuple of float or None
+        Sorted, distinct levels in (0, 1) such as ``(0.1, 0.5, 0.9)``: the head forecasts
+        one value per level, trained with the pinball loss (early stopping watches the
+        validation pinball loss), and the levels never cross (cumulative softplus gaps
+        around the level nearest 0.5). That level (the median when 0.5 is given) is the
+        point forecast, also what a recursive roll-out feeds back. ``predict(h,
+        quantiles=True)`` adds the columns ``<column>_q<level>``. None: a point head
+        trained on squared error.
 
     Attributes
     ----------
@@ -152,6 +161,8 @@ class NeuralForecaster(BaseForecaster):
         Whether the linear skip path is part of the network.
     validation_steps_ : int or None
         Validation tail per series in steps when ``validation_size`` was given.
+    quantiles_ : tuple of float or None
+        The quantile levels of the head (None: a point head).
     """
 
     # ------------------------------------------------------------ subclass hook
@@ -243,6 +254,8 @@ class NeuralForecaster(BaseForecaster):
                 "windowing='tbptt' use normalization=None (or 'auto'), reference=None and "
                 "linear_skip=False"
             )
+        if getattr(self, "quantiles", None) is not None:
+            check_levels(self.quantiles)
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
         if self.gradient_clip is not None and not self.gradient_clip >= 0:
@@ -270,9 +283,20 @@ class NeuralForecaster(BaseForecaster):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             encoder = self._build_encoder(self.n_inputs_)
-            head = PointHead(
-                encoder.output_size, self.head_horizon_, self.n_outputs_, self.n_future_
-            )
+            levels = self._quantile_levels()
+            if levels:
+                head = QuantileHead(
+                    encoder.output_size,
+                    self.head_horizon_,
+                    self.n_outputs_,
+                    self.n_future_,
+                    n_quantiles=len(levels),
+                    middle=point_level(levels),
+                )
+            else:
+                head = PointHead(
+                    encoder.output_size, self.head_horizon_, self.n_outputs_, self.n_future_
+                )
             return ForecastNet(
                 encoder,
                 head,
@@ -357,6 +381,8 @@ class NeuralForecaster(BaseForecaster):
         self.n_future_ = 0 if first.future is None else first.future.shape[1]
         self.n_inputs_ = self.n_outputs_ + self.n_past_ + self.n_future_
         self.head_horizon_ = self._head_horizon()
+        quantiles = getattr(self, "quantiles", None)
+        self.quantiles_ = None if quantiles is None else check_levels(quantiles)
         self._resolve_options()
         self._build_module()
         if self.windowing == "tbptt" and not self.module_.recurrent:
@@ -393,6 +419,7 @@ class NeuralForecaster(BaseForecaster):
             verbose=self.verbose,
             checkpoint_dir=self.checkpoint_dir,
             signature=self._signature(series),
+            quantiles=self.quantiles_,
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
         results = []
@@ -418,6 +445,14 @@ class NeuralForecaster(BaseForecaster):
 
     # ---------------------------------------------------------------- predict
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        out = self._predict_quantiles(series, horizon)
+        return out if out.ndim == 3 else out[..., point_level(self.quantiles_)]
+
+    def _quantile_levels(self) -> tuple[float, ...]:
+        return tuple(getattr(self, "quantiles_", None) or ())
+
+    def _predict_quantiles(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        """Forecasts ``(n, horizon, C, Q)`` of a quantile head (``(n, horizon, C)`` without)."""
         if horizon > self.head_horizon_ and self.n_past_:
             raise ValueError(
                 f"horizon={horizon} exceeds the {self.head_horizon_} step(s) the network forecasts "
@@ -425,8 +460,10 @@ class NeuralForecaster(BaseForecaster):
                 f"{self.past_covariates_} are unknown after the last timestamp: forecast at most "
                 f"{self.head_horizon_} steps or refit with horizon >= {horizon}"
             )
+        levels = self._quantile_levels()
+        point = point_level(levels) if levels else None
         x, future = context_windows(series, self.context_length, horizon)
-        return rollout(self.module_, x, future, horizon, self.head_horizon_)
+        return rollout(self.module_, x, future, horizon, self.head_horizon_, point=point)
 
     # ------------------------------------------------------------ persistence
     def __getstate__(self) -> dict:

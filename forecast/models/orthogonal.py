@@ -90,6 +90,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         n_ensemble=1,
         train_origins=None,
         linear_skip="auto",
+        quantiles=None,
     ) -> None:
         store_params(self, locals())
 

@@ -70,6 +70,7 @@ class ElmanForecaster(NeuralForecaster):
         n_ensemble=1,
         train_origins=None,
         linear_skip="auto",
+        quantiles=None,
     ) -> None:
         store_params(self, locals())
 
@@ -146,6 +147,7 @@ class LSTMForecaster(NeuralForecaster):
         n_ensemble=1,
         train_origins=None,
         linear_skip="auto",
+        quantiles=None,
     ) -> None:
         store_params(self, locals())
 
@@ -219,6 +221,7 @@ class GRUForecaster(NeuralForecaster):
         n_ensemble=1,
         train_origins=None,
         linear_skip="auto",
+        quantiles=None,
     ) -> None:
         store_params(self, locals())
 

@@ -138,6 +138,7 @@ class TransformerForecaster(NeuralForecaster):
         n_ensemble=1,
         train_origins=None,
         linear_skip="auto",
+        quantiles=None,
     ) -> None:
         store_params(self, locals())
 

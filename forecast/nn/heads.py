@@ -13,6 +13,7 @@ for may pad the covariates of the unused steps with anything.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from forecast.nn.reference import seasonal_reference, window_stats
@@ -94,6 +95,66 @@ class PointHead(DirectHead):
         return super().forward(summary, future).squeeze(-1)
 
 
+def monotone_quantiles(raw: Tensor, middle: int) -> Tensor:
+    """Map unconstrained outputs (..., Q) to increasing quantiles (..., Q).
+
+    Output ``middle`` is taken as it is; the levels above it add, and the levels below it
+    subtract, cumulative sums of ``softplus`` of their own outputs, so the quantiles never
+    cross and the middle one (the point forecast) is a plain linear output.
+    """
+    gaps = F.softplus(raw)  # (..., Q), > 0
+    centre = raw[..., middle : middle + 1]  # (..., 1)
+    up = torch.cumsum(gaps[..., middle + 1 :], dim=-1)  # (..., Q - middle - 1)
+    down = torch.flip(torch.cumsum(torch.flip(gaps[..., :middle], [-1]), dim=-1), [-1])
+    return torch.cat([centre - down, centre, centre + up], dim=-1)
+
+
+class QuantileHead(DirectHead):
+    """Direct quantile head: (..., H) and (..., horizon, F) to (..., horizon, C, Q).
+
+    One output per target value and quantile level, made non-crossing by
+    :func:`monotone_quantiles` around the level nearest 0.5.
+
+    Parameters
+    ----------
+    input_size : int
+        Width ``H`` of the summary.
+    horizon : int
+        Steps forecast at once.
+    n_outputs : int
+        Target channels ``C``.
+    n_future : int
+        Future-known covariates per step ``F`` (0: none).
+    n_quantiles : int
+        Levels ``Q``.
+    middle : int
+        Index of the level that is the point forecast.
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        horizon: int,
+        n_outputs: int,
+        n_future: int = 0,
+        n_quantiles: int = 1,
+        middle: int = 0,
+    ) -> None:
+        super().__init__(input_size, horizon, n_outputs, n_future, n_params=n_quantiles)
+        if not 0 <= middle < n_quantiles:
+            raise ValueError(f"middle={middle} is not one of the {n_quantiles} levels")
+        self.middle = int(middle)
+
+    def forward(self, summary: Tensor, future: Tensor | None = None) -> Tensor:
+        """Map ``summary`` (..., H) and ``future`` (..., horizon, F) to (..., horizon, C, Q)."""
+        return monotone_quantiles(super().forward(summary, future), self.middle)
+
+
+def _like(term: Tensor, out: Tensor) -> Tensor:
+    """Give a (..., C) term a trailing level axis when ``out`` has one (..., C, Q)."""
+    return term.unsqueeze(-1) if out.dim() == term.dim() + 1 else term
+
+
 class ForecastNet(nn.Module):
     """An encoder and a head: context steps in, forecast out.
 
@@ -172,7 +233,7 @@ class ForecastNet(nn.Module):
 
         Returns
         -------
-        forecast : Tensor of shape (B, horizon, C)
+        forecast : Tensor of shape (B, horizon, C), or (B, horizon, C, Q) with a quantile head
         state
             The encoder state after the last step.
         """
@@ -186,15 +247,14 @@ class ForecastNet(nn.Module):
             target = (target - level) / scale
             x = torch.cat([target, x[..., c:]], dim=-1)
         y, state = self.encoder(x, state)  # (B, T', H)
-        out = self.head(y[:, -1], future)  # (B, horizon, C)
+        out = self.head(y[:, -1], future)  # (B, horizon, C) or (B, horizon, C, Q)
         if self.season is not None:
-            out = out + seasonal_reference(target, out.shape[1], self.season)
+            out = out + _like(seasonal_reference(target, out.shape[1], self.season), out)
         if self.skip is not None:
-            out = out + self.skip(target[:, -self.skip.in_features :].transpose(1, 2)).transpose(
-                1, 2
-            )  # (B, C, L) -> (B, C, h) -> (B, h, C)
+            lags = target[:, -self.skip.in_features :].transpose(1, 2)  # (B, C, L)
+            out = out + _like(self.skip(lags).transpose(1, 2), out)  # (B, h, C)
         if self.normalize:
-            out = out * scale + level
+            out = out * _like(scale, out) + _like(level, out)  # scale > 0: order is kept
         return out, state
 
     def forward_steps(

@@ -148,10 +148,18 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
     def predict(
         self, context, model_input: pd.DataFrame, params: dict[str, Any] | None = None
     ) -> pd.DataFrame:
-        """Forecast ``params["horizon"]`` steps after the end of ``model_input``."""
+        """Forecast ``params["horizon"]`` steps after the end of ``model_input``.
+
+        ``params["quantiles"]`` (models that forecast quantiles): ``"all"`` or levels such
+        as ``"0.1,0.9"`` add the columns ``<column>_q<level>``; ``"none"``: points only.
+        """
+        from forecast._quantiles import parse_levels
+
         horizon = (params or {}).get("horizon") or default_horizon(self.estimator)
+        quantiles = parse_levels((params or {}).get("quantiles"))
         history = to_history(model_input, self.estimator)
-        return self.estimator.predict(horizon=int(horizon), history=history)
+        kw = {} if quantiles is None else {"quantiles": quantiles}
+        return self.estimator.predict(horizon=int(horizon), history=history, **kw)
 
 
 class _LoadedModel:
@@ -174,7 +182,11 @@ def _load_pyfunc(data_path: str, model_config: dict | None = None) -> _LoadedMod
 
 
 def model_signature(estimator: Any, horizon: int | None = None):
-    """Signature: optional ``timestamp``, the fitted columns, and the ``horizon`` parameter."""
+    """Signature: optional ``timestamp``, the fitted columns, the ``horizon`` parameter.
+
+    Models that forecast quantiles also take a string ``quantiles`` parameter (``"all"``,
+    ``"0.1,0.9"``; default ``"none"``) and list the quantile columns as optional outputs.
+    """
     from mlflow.models import ModelSignature
     from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
 
@@ -185,7 +197,15 @@ def model_signature(estimator: Any, horizon: int | None = None):
     inputs += [ColSpec("double", str(c)) for c in list(estimator.columns_) + past]
     outputs = [ColSpec("double", str(c)) for c in estimator.columns_]
     h = int(horizon or default_horizon(estimator))
-    params = ParamSchema([ParamSpec("horizon", "long", h)])
+    specs = [ParamSpec("horizon", "long", h)]
+    levels = estimator._quantile_levels() if hasattr(estimator, "_quantile_levels") else ()
+    if levels:  # quantile columns are optional outputs, asked for by the "quantiles" param
+        from forecast._quantiles import quantile_column
+
+        names = [quantile_column(str(c), q) for c in estimator.columns_ for q in levels]
+        outputs += [ColSpec("double", name, required=False) for name in names]
+        specs.append(ParamSpec("quantiles", "string", "none"))
+    params = ParamSchema(specs)
     return ModelSignature(inputs=Schema(inputs), outputs=Schema(outputs), params=params)
 
 
