@@ -105,6 +105,7 @@ def backtest(
     mase_season: int | str = 1,
     name: str | None = None,
     tracker: Any = None,
+    callbacks: Sequence[Any] | None = None,
 ) -> BacktestResult:
     """Backtest an estimator from rolling origins.
 
@@ -159,6 +160,9 @@ def backtest(
     tracker : object, optional
         When given, ``tracker.log_backtest(name, estimator, result, data, {})`` is called
         once at the end.
+    callbacks : list, optional
+        Training callbacks (:class:`forecast.callbacks.Callback`) passed to every fold's
+        ``fit``, e.g. to report per-epoch losses to a sweep.
 
     Returns
     -------
@@ -189,7 +193,7 @@ def backtest(
         fitted = clone(estimator)
         t0 = time.perf_counter()
         with progress.fold(name or type(estimator).__name__, k, len(chunks), _n_rows(train, kind)):
-            fitted.fit(train)
+            fitted.fit(train, callbacks=list(callbacks or []))
         fit_s = time.perf_counter() - t0
         last_needed = index[int(plan.last_pos[chunk].max())]
         history = _slice(frames, kind, lo, last_needed)

@@ -21,7 +21,7 @@ __all__ = ["ENGINES", "fit_many", "ray_session", "tune"]
 
 def __getattr__(name: str):
     if name == "tune":
-        from forecast.parallel.tune import tune
+        from forecast.parallel.sweep import tune
 
         return tune
     raise AttributeError(f"module 'forecast.parallel' has no attribute {name!r}")
