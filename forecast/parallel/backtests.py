@@ -1,4 +1,4 @@
-"""The backtests of a comparison as Ray tasks: one task per model, the data shared once.
+"""Backtests on Ray: the folds of one backtest, or one task per model of a comparison.
 
 Used by :func:`forecast.compare.compare` with ``engine="ray"``. A backtest is a pure
 function of (estimator parameters, data, settings), so running it in a worker gives the
@@ -25,6 +25,16 @@ def backtest_task(estimator: Any, data: Any, backtest_kwargs: dict) -> tuple[Any
     memory.start()
     result = backtest(estimator, data, **backtest_kwargs)
     return result, memory.peak_mb(), memory.per_block
+
+
+def run_folds(shared: tuple, jobs: list, address: str | None, num_cpus: int | None) -> list:
+    """Run :func:`forecast.backtest.run_fold` for every fold as a Ray task, in fold order."""
+    from forecast.backtest import run_fold
+
+    with ray_session(address, num_cpus) as ray:
+        task = ray.remote(num_cpus=1)(run_fold)
+        ref = ray.put(shared)
+        return ray.get([task.remote(ref, job) for job in jobs])
 
 
 def run_backtests(

@@ -107,3 +107,21 @@ def test_compare_on_ray_equals_sequential(ray_local):
     for name in models:
         pd.testing.assert_frame_equal(on_ray.results[name].forecasts, plain.results[name].forecasts)
     assert (on_ray.table["peak_rss_mb"] > 0).all()
+
+
+def test_backtest_folds_on_ray_equal_sequential(ray_local):
+    from forecast import backtest
+
+    data = make_series(n=24 * 20)
+    est = GRUForecaster(**{**TINY, "horizon": 24}, random_state=0, device="cpu")
+    kwargs = dict(horizon=24, start=data.index[24 * 14], refit_every=2)
+    plain = backtest(est, data, **kwargs)
+    on_ray = backtest(est, data, engine="ray", **kwargs)
+    assert len(plain.folds) == 3
+    pd.testing.assert_frame_equal(on_ray.forecasts, plain.forecasts)
+    pd.testing.assert_frame_equal(on_ray.metrics, plain.metrics)
+    cols = ["train_start", "train_end", "n_train", "first_origin", "last_origin", "n_origins"]
+    pd.testing.assert_frame_equal(on_ray.folds[cols], plain.folds[cols])
+    pd.testing.assert_frame_equal(
+        on_ray.estimator.predict(horizon=3), plain.estimator.predict(horizon=3)
+    )
