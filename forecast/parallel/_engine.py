@@ -65,8 +65,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     module
         The ``ray`` module.
     """
-    ray = require_ray()
     check_resources(address, num_cpus)
+    ray = require_ray()
     if ray.is_initialized():
         yield ray
         return

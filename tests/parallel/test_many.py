@@ -67,6 +67,17 @@ def test_bad_engine_and_options():
         fit_many(SeasonalNaive(), frames(2), engine="ray", address="auto", num_cpus=2)
 
 
+def test_without_ray_the_ray_engine_says_how_to_install_it(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(
+        ImportError, match=r'needs Ray, which is not installed: pip install "forecast\[ray\]"'
+    ):
+        fit_many(SeasonalNaive(season="1D"), frames(2), engine="ray")
+    assert fit_many(SeasonalNaive(season="1D"), frames(2))["s1"].predict(horizon=1).shape == (1, 1)
+
+
 @pytest.mark.parametrize(
     "template",
     [
