@@ -111,11 +111,13 @@ def forecasts(models: dict) -> np.ndarray:
     return np.stack([m.predict(horizon=24).to_numpy() for m in models.values()])
 
 
-def bench_fits(series: dict, engines: list[str]) -> list[dict]:
+def bench_fits(series: dict, engines: list[str], models: list[str]) -> list[dict]:
     import ray
 
     rows = []
     for model_name, make in MODELS.items():
+        if model_name.split()[0] not in models:
+            continue
         reference = None
         for engine in engines:
             kwargs, t_start = {}, 0.0
@@ -194,11 +196,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--series", type=int, default=1000)
     parser.add_argument("--engines", nargs="+", default=["sequential", "ray-1", "ray-2"])
+    parser.add_argument("--models", nargs="+", default=["seasonal-naive", "linear-lag", "gru"])
     parser.add_argument("--no-batch", action="store_true")
     parser.add_argument("--output", default="experiments/results/bench_scale_out.md")
     args = parser.parse_args()
     series = synthetic(args.series)
-    rows = bench_fits(series, args.engines)
+    rows = bench_fits(series, args.engines, args.models)
     if not args.no_batch:
         folder = Path(tempfile.mkdtemp(prefix="bench-scale-out-"))
         try:

@@ -33,3 +33,15 @@ def test_two_workers_follow_the_single_process_loss_curve(ray_local, tmp_path):
 def test_tbptt_is_refused():
     with pytest.raises(ValueError, match="needs windowing='sliding'"):
         fit_distributed(GRUForecaster(windowing="tbptt"), make_series())
+
+
+@pytest.mark.gpu
+def test_two_gpu_workers_with_nccl(ray_local):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs 2 CUDA devices")
+    data = make_series(n=352)
+    params = {**PARAMS, "device": "auto"}
+    single = GRUForecaster(**params, batch_size=32).fit(data)
+    ddp = fit_distributed(GRUForecaster(**params, batch_size=16), data, use_gpu=True)
+    np.testing.assert_allclose(ddp.history_["val_loss"], single.history_["val_loss"], rtol=1e-3)
