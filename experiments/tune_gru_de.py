@@ -1,6 +1,6 @@
 """Sweep the GRU on German load (validation 2022), then score best and default on 2023.
 
-    FORECAST_DATA_DIR=../shared/data python experiments/tune_gru_de.py
+    FORECAST_DATA_DIR=../shared/data python experiments/tune_gru_de.py [NUM_CPUS] [--resume]
 
 Runs ``forecast.tune`` on experiments/gru_sweep_de.toml (16 trials, ASHA, MLflow parent and
 child runs in ./mlflow.db), then backtests the best configuration and the spec's default
@@ -24,8 +24,8 @@ torch.set_num_threads(1)
 SPEC = Path(__file__).with_name("gru_sweep_de.toml")
 
 
-def main(num_cpus: int = 2) -> None:
-    result = tune(SPEC, num_cpus=num_cpus)
+def main(num_cpus: int = 2, resume: bool = False) -> None:
+    result = tune(SPEC, num_cpus=num_cpus, resume=resume)
     print(result.trials.to_markdown(index=False, floatfmt=".4g"), flush=True)
     spec = read_spec(SPEC)
     settings = parse_tune(spec["tune"], spec["models"], spec["backtest"])
@@ -52,4 +52,5 @@ def main(num_cpus: int = 2) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
+    args = [a for a in sys.argv[1:] if a != "--resume"]
+    main(int(args[0]) if args else 2, resume="--resume" in sys.argv)

@@ -136,15 +136,19 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     from forecast.parallel.sweep import tune
     from forecast.progress import log_to_stderr
 
-    with contextlib.nullcontext() if args.quiet else log_to_stderr():
-        result = tune(
-            args.spec,
-            address=args.address,
-            num_cpus=args.num_cpus,
-            output=args.output,
-            resume=args.resume,
-            track=not args.no_track,
-        )
+    try:
+        with contextlib.nullcontext() if args.quiet else log_to_stderr():
+            result = tune(
+                args.spec,
+                address=args.address,
+                num_cpus=args.num_cpus,
+                output=args.output,
+                resume=args.resume,
+                track=not args.no_track,
+            )
+    except KeyboardInterrupt as err:
+        print(f"forecast tune: {err or 'interrupted'}", file=sys.stderr)
+        return 130
     print(result.trials.to_markdown(index=False, floatfmt=".4g"))
     print(f"best: {json.dumps(result.best_config)} ({result.best_score:.4g})")
     if result.model_uri:

@@ -168,6 +168,9 @@ def tune(
     ValueError
         A spec without ``[tune]``, a bad ``[tune]`` table, every trial failed, or
         ``resume`` without a sweep to resume.
+    KeyboardInterrupt
+        The sweep was interrupted before every trial ended; its state is kept for
+        ``resume=True`` (the parent run stays open and is reused).
     """
     from forecast.spec import load_data, read_spec
 
@@ -189,6 +192,12 @@ def tune(
     state.write_text(json.dumps({"tracking": tracking}, indent=1))
     with ray_session(address, num_cpus) as ray:
         grid = _run_tuner(ray, spec, settings, validation, tracking, folder, resume)
+    unfinished = len(grid) - grid.num_terminated - grid.num_errors
+    if unfinished:  # interrupted (Ctrl+C, a lost driver): leave it for --resume
+        raise KeyboardInterrupt(
+            f"sweep interrupted with {unfinished} of {len(grid)} trials unfinished; continue "
+            f"it with `forecast tune {spec_path} --resume` (state in {folder})"
+        )
     trials, configs = _trials_table(grid, settings)
     close_stopped(tracking)
     finished = trials[trials["status"] == "FINISHED"].dropna(subset=[settings.metric])
