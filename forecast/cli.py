@@ -308,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune = command_parser(
         sub,
         "tune",
-        "hyperparameter sweep of a spec's [tune] table on Ray Tune (needs forecast[ray])",
+        "sweep a spec's [tune] space on Ray Tune (needs forecast[ray])",
         [
             "forecast tune experiments/gru_sweep_de.toml --num-cpus 2",
             "forecast tune experiments/gru_sweep_de.toml --address ray://head:10001",
