@@ -31,7 +31,9 @@ def main(num_cpus: int = 2, resume: bool = False) -> None:
     settings = parse_tune(spec["tune"], spec["models"], spec["backtest"])
     data = load_data(spec["data"])
     rows = {}
-    for name, config in (("default", {}), ("best", result.best_config)):
+    default = build_tuned(spec, settings, {}).get_params()
+    default = {k: default[k] for k in settings.space}
+    for name, config in (("default", default), ("best", result.best_config)):
         estimator = build_tuned(spec, settings, config)
         test = backtest(estimator, data, **spec["backtest"])
         rows[name] = {**config, **test.metrics.loc["overall"][["mape", "mae", "rmse"]].to_dict()}
