@@ -27,6 +27,7 @@ _LAZY = {  # importing mlflow takes seconds: load tracking only when asked for
     "MLflowCallback": "forecast.tracking",
     "MLflowTracker": "forecast.tracking",
     "track_fit": "forecast.tracking",
+    "tune": "forecast.parallel.sweep",  # needs the extra forecast[ray] when called
 }
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "load",
     "register_estimator",
     "track_fit",
+    "tune",
     "ETSForecaster",
     "ExternalForecast",
     "LinearLagForecaster",

@@ -110,6 +110,10 @@ def backtest(
     mase_season: int | str = 1,
     name: str | None = None,
     tracker: Any = None,
+    callbacks: Sequence[Any] | None = None,
+    engine: str = "sequential",
+    address: str | None = None,
+    num_cpus: int | None = None,
 ) -> BacktestResult:
     """Backtest an estimator from rolling origins.
 
@@ -164,12 +168,30 @@ def backtest(
     tracker : object, optional
         When given, ``tracker.log_backtest(name, estimator, result, data, {})`` is called
         once at the end.
+    callbacks : list, optional
+        Training callbacks (:class:`forecast.callbacks.Callback`) passed to every fold's
+        ``fit``, e.g. to report per-epoch losses to a sweep.
+    engine : {"sequential", "ray"}
+        ``"ray"`` fits and forecasts the folds (``refit_every``) as Ray tasks (extra
+        ``forecast[ray]``, see :func:`forecast.parallel.ray_session`); the result equals the
+        sequential one. Callbacks then run in the workers.
+    address : str, optional
+        Ray cluster address (default ``RAY_ADDRESS``, else a local Ray); ``"ray"`` only.
+    num_cpus : int, optional
+        CPUs of a local Ray; ``"ray"`` only.
 
     Returns
     -------
     BacktestResult
     """
     t_total = time.perf_counter()
+    if engine != "sequential" or address is not None or num_cpus is not None:
+        from forecast.parallel._engine import check_engine, check_resources
+
+        check_engine(engine)
+        check_resources(address, num_cpus)
+        if engine == "sequential":
+            raise ValueError("address and num_cpus apply to engine='ray' only")
     check_window(window, train_size)
     metric_fns = resolve_metrics(metrics)
     frames, kind = V.split_series(data, "data")
@@ -186,40 +208,18 @@ def backtest(
         timezone=timezone,
     )
     chunks = refit_chunks(len(plan.origin_pos), refit_every)
-    parts, fold_rows, fitted = [], [], None
-    for k, chunk in enumerate(chunks, start=1):
-        first = int(plan.origin_pos[chunk[0]])
-        lo, hi = train_bounds(index, first, window, train_size)
-        train = _slice(frames, kind, lo, hi)
-        fitted = clone(estimator)
-        t0 = time.perf_counter()
-        with progress.fold(name or type(estimator).__name__, k, len(chunks), _n_rows(train, kind)):
-            fitted.fit(train)
-        fit_s = time.perf_counter() - t0
-        last_needed = index[int(plan.last_pos[chunk].max())]
-        history = _slice(frames, kind, lo, last_needed)
-        t0 = time.perf_counter()
-        extra = {"quantiles": True} if _quantile_levels(fitted) else {}
-        for steps in np.unique(plan.last_pos[chunk] - plan.origin_pos[chunk]):
-            group = chunk[(plan.last_pos[chunk] - plan.origin_pos[chunk]) == steps]
-            parts.append(
-                fitted.predict_origins(
-                    history, index[plan.origin_pos[group]], int(steps), max_horizon=None, **extra
-                )
-            )
-        predict_s = time.perf_counter() - t0
-        fold_rows.append(
-            {
-                "train_start": lo,
-                "train_end": hi,
-                "n_train": _n_rows(train, kind),
-                "first_origin": index[first],
-                "last_origin": index[int(plan.origin_pos[chunk[-1]])],
-                "n_origins": len(chunk),
-                "fit_seconds": fit_s,
-                "predict_seconds": predict_s,
-            }
-        )
+    label = name or type(estimator).__name__
+    jobs = [(k, chunk, len(chunks)) for k, chunk in enumerate(chunks, start=1)]
+    shared = (estimator, frames, kind, index, plan, window, train_size, label, callbacks)
+    if engine == "sequential":
+        folds = [run_fold(shared, job) for job in jobs]
+    else:
+        from forecast.parallel.backtests import run_folds
+
+        folds = run_folds(shared, jobs, address, num_cpus)
+    parts = [part for fold_parts, _, _ in folds for part in fold_parts]
+    fold_rows = [row for _, row, _ in folds]
+    fitted = folds[-1][2]
     targets = list(fitted.columns_)
     levels = _quantile_levels(fitted)
     forecasts = _tidy(
@@ -267,6 +267,50 @@ def backtest(
     if tracker is not None:
         tracker.log_backtest(name or type(estimator).__name__, estimator, result, data, {})
     return result
+
+
+def run_fold(shared: tuple, job: tuple) -> tuple[list, dict, Any]:
+    """Fit one fold's clone and forecast its origins; return (forecasts, fold row, fitted).
+
+    The fitted clone is returned for the last fold only (None for the others).
+
+    ``shared`` holds what every fold reads (estimator, series, plan, window settings, name,
+    callbacks), ``job`` the fold's number, its origins (indexes into the plan) and the count
+    of folds. A pure function of its arguments, so folds may run anywhere (see ``engine``).
+    """
+    estimator, frames, kind, index, plan, window, train_size, label, callbacks = shared
+    k, chunk, n_folds = job
+    first = int(plan.origin_pos[chunk[0]])
+    lo, hi = train_bounds(index, first, window, train_size)
+    train = _slice(frames, kind, lo, hi)
+    fitted = clone(estimator)
+    t0 = time.perf_counter()
+    with progress.fold(label, k, n_folds, _n_rows(train, kind)):
+        fitted.fit(train, callbacks=list(callbacks or []))
+    fit_s = time.perf_counter() - t0
+    last_needed = index[int(plan.last_pos[chunk].max())]
+    history = _slice(frames, kind, lo, last_needed)
+    t0 = time.perf_counter()
+    parts = []
+    extra = {"quantiles": True} if _quantile_levels(fitted) else {}
+    for steps in np.unique(plan.last_pos[chunk] - plan.origin_pos[chunk]):
+        group = chunk[(plan.last_pos[chunk] - plan.origin_pos[chunk]) == steps]
+        parts.append(
+            fitted.predict_origins(
+                history, index[plan.origin_pos[group]], int(steps), max_horizon=None, **extra
+            )
+        )
+    row = {
+        "train_start": lo,
+        "train_end": hi,
+        "n_train": _n_rows(train, kind),
+        "first_origin": index[first],
+        "last_origin": index[int(plan.origin_pos[chunk[-1]])],
+        "n_origins": len(chunk),
+        "fit_seconds": fit_s,
+        "predict_seconds": time.perf_counter() - t0,
+    }
+    return parts, row, fitted if k == n_folds else None  # only the last model is kept
 
 
 # ---------------------------------------------------------------------- data plumbing

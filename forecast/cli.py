@@ -1,4 +1,4 @@
-"""The ``forecast`` command: demo, fit, predict, backtest, run, data and batch."""
+"""The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch."""
 
 from __future__ import annotations
 
@@ -127,6 +127,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
     with contextlib.nullcontext() if args.quiet else log_to_stderr():
         table = run_spec(args.spec, args.output, progress=not args.quiet)
     print(table.to_markdown(floatfmt=".3f"))
+    return 0
+
+
+def _cmd_tune(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from forecast.parallel.sweep import tune
+    from forecast.progress import log_to_stderr
+
+    try:
+        with contextlib.nullcontext() if args.quiet else log_to_stderr():
+            result = tune(
+                args.spec,
+                address=args.address,
+                num_cpus=args.num_cpus,
+                output=args.output,
+                resume=args.resume,
+                track=not args.no_track,
+            )
+    except KeyboardInterrupt as err:
+        print(f"forecast tune: {err or 'interrupted'}", file=sys.stderr)
+        return 130
+    print(result.trials.to_markdown(index=False, floatfmt=".4g"))
+    print(f"best: {json.dumps(result.best_config)} ({result.best_score:.4g})")
+    if result.model_uri:
+        print(f"model: {result.model_uri} (parent run {result.parent_run_id})")
+    print(f"sweep folder: {result.path}")
     return 0
 
 
@@ -278,6 +305,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=_cmd_run)
 
+    tune = command_parser(
+        sub,
+        "tune",
+        "sweep a spec's [tune] space on Ray Tune (needs forecast[ray])",
+        [
+            "forecast tune experiments/gru_sweep_de.toml --num-cpus 2",
+            "forecast tune experiments/gru_sweep_de.toml --address ray://head:10001",
+            "forecast tune experiments/gru_sweep_de.toml --resume",
+        ],
+    )
+    tune.add_argument("spec", help="TOML experiment spec with a [tune] table")
+    tune.add_argument(
+        "--address", default=None, help="Ray cluster (default: $RAY_ADDRESS, else a local Ray)"
+    )
+    tune.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray")
+    tune.add_argument("--output", default=None, help="sweep folder (default: <results>/tune)")
+    tune.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
+    tune.add_argument("--no-track", action="store_true", help="no MLflow runs")
+    tune.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    tune.set_defaults(func=_cmd_tune)
+
     _optional_commands(sub)
     return parser
 
@@ -322,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ValueError, TypeError, KeyError, OSError) as err:
+    except (ValueError, TypeError, KeyError, OSError, ImportError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         print(f"forecast {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -74,6 +74,9 @@ def compare(
     plot_prefix: str = "",
     special_days: str | Sequence | None = None,
     progress: bool = True,
+    engine: str = "sequential",
+    address: str | None = None,
+    num_cpus: int | None = None,
     **backtest_kwargs: Any,
 ) -> ComparisonResult:
     """Backtest several estimators on the same folds and tabulate them.
@@ -109,6 +112,14 @@ def compare(
     progress : bool
         Report each model and its epochs (see :mod:`forecast.progress`); False silences
         the epochs even of verbose estimators.
+    engine : {"sequential", "ray"}
+        ``"ray"`` runs each model's backtest as a Ray task (extra ``forecast[ray]``; see
+        :func:`forecast.parallel.ray_session`); results equal the sequential ones, and
+        ``peak_rss_mb`` is then the peak of the worker process that ran the model.
+    address : str, optional
+        Ray cluster address (default ``RAY_ADDRESS``, else a local Ray); ``"ray"`` only.
+    num_cpus : int, optional
+        CPUs of a local Ray; ``"ray"`` only.
     **backtest_kwargs
         Everything else goes to :func:`~forecast.backtest.backtest` (``protocol``,
         ``start``, ``end``, ``horizon``, ``refit_every``, ``metrics``, ...).
@@ -121,6 +132,13 @@ def compare(
     if "tracker" in backtest_kwargs or "name" in backtest_kwargs:
         raise TypeError("compare passes tracker and name to backtest itself")
     named = _named(models)
+    if engine != "sequential" or address is not None or num_cpus is not None:
+        from forecast.parallel._engine import check_engine, check_resources
+
+        check_engine(engine)
+        check_resources(address, num_cpus)
+        if engine == "sequential":
+            raise ValueError("address and num_cpus apply to engine='ray' only")
     if special_days is not None:
         from forecast._special_days import check_special_days
 
@@ -128,7 +146,14 @@ def compare(
     tz = backtest_kwargs.get("timezone", "Europe/Berlin")
     context = tracker.comparison(name, data) if tracker is not None else contextlib.nullcontext()
     with context, contextlib.ExitStack() as stack:
-        results, memory = _run(named, data, progress, backtest_kwargs)
+        if engine == "ray":
+            from forecast.parallel.backtests import run_backtests
+
+            results, memory = run_backtests(named, data, backtest_kwargs, address, num_cpus)
+            for model_name, result in results.items():
+                _check_same_folds({k: results[k] for k in list(results)[:1]}, model_name, result)
+        else:
+            results, memory = _run(named, data, progress, backtest_kwargs)
         table = _table(results, memory, special_days, tz)
         folder = plots_dir
         if folder is None and tracker is not None:

@@ -44,7 +44,9 @@ import pandas as pd
 
 from forecast.models import get_estimator
 
-_TOP_KEYS = {"name", "description", "output", "data", "backtest", "models", "tracking", "plots"}
+_TOP_KEYS = {
+    "name", "description", "output", "data", "backtest", "models", "tracking", "plots", "tune",
+}  # fmt: skip
 _TRACKING_KEYS = {
     "enabled",
     "experiment",
@@ -93,6 +95,8 @@ def read_spec(path: str | Path) -> dict:
             raise ValueError(f'{path}: [models.{name}] needs a `model` key (e.g. model = "lstm")')
     _check_backtest(path, spec.get("backtest", {}))
     _check_tracking(path, spec.get("tracking", {}), spec.get("backtest", {}))
+    if "tune" in spec:
+        _check_tune(path, spec)
     spec.setdefault("name", path.stem)
     return spec
 
@@ -137,6 +141,24 @@ def _check_tracking(path: Path, tracking: dict, backtest: dict) -> None:
         check_select(tracking.get("select", "mape"), columns)
     except ValueError as err:
         raise ValueError(f"{path}: [tracking] {err}") from err
+
+
+def _check_tune(path: Path, spec: dict) -> None:
+    """Check the [tune] table (see :mod:`forecast.parallel.space`); Ray is not needed."""
+    from forecast.parallel.space import parse_tune
+
+    try:
+        settings = parse_tune(spec["tune"], spec["models"], spec.get("backtest", {}))
+        cls = get_estimator(spec["models"][settings.model]["model"])
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from err
+    valid = cls._get_param_names()
+    unknown = [k for k in settings.space if k not in valid]
+    if unknown:
+        raise ValueError(
+            f"{path}: [tune.space] {unknown} not parameters of {cls.__name__}; "
+            f"valid: {', '.join(valid)}"
+        )
 
 
 def load_data(data: dict) -> pd.DataFrame:

@@ -272,11 +272,12 @@ def train(
     if path is not None and path.exists():
         run = _resume(path, config.signature, net, optimizer, scheduler, rng, device) or run
     history, best = run["history"], run["best"]
+    model, train_data = data_parallel(net, train_data)
     bar = _progress(config, run["epoch"] + 1)
     for epoch in range(run["epoch"] + 1, config.max_epochs):
         if best["stopped"]:
             break
-        logs = _epoch(net, train_data, val_data, optimizer, config, rng, epoch)
+        logs = _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch)
         for key, value in logs.items():
             history.setdefault(key, []).append(value)
         monitored = logs.get("val_loss", logs["train_loss"])
@@ -315,13 +316,19 @@ def train(
     return TrainResult(history=history, n_epochs=n_epochs, best_epoch=best["epoch"])
 
 
-def _epoch(net, train_data, val_data, optimizer, config: TrainConfig, rng, epoch: int) -> dict:
-    """Train one epoch and return its logs: losses, learning rate, the network's extras."""
+def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int) -> dict:
+    """Train one epoch and return its logs: losses, learning rate, the network's extras.
+
+    ``model`` is ``net`` itself, or its DistributedDataParallel wrapper (see
+    :func:`data_parallel`): it takes the training steps, ``net`` evaluates.
+    """
     lr = float(optimizer.param_groups[0]["lr"])
     loss_fn = training_loss(config.quantiles)
     loss = run_epoch(
-        net, train_data, optimizer, config.batch_size, config.gradient_clip, rng, loss_fn
+        model, train_data, optimizer, config.batch_size, config.gradient_clip, rng, loss_fn
     )
+    if model is not net:  # the mean training loss over every process's batches
+        loss = _all_mean(loss)
     if not math.isfinite(loss):
         raise RuntimeError(
             f"training diverged: loss {loss} at epoch {epoch}; lower learning_rate or set "
@@ -334,6 +341,61 @@ def _epoch(net, train_data, val_data, optimizer, config: TrainConfig, rng, epoch
     report = getattr(net, "epoch_metrics", None)
     logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})
     return logs
+
+
+class _Shard:
+    """Every ``world``-th batch of ``data``, from ``rank`` on; the same count on each rank.
+
+    Every process draws the same batch order (same seed), so the shards are disjoint and
+    together cover the epoch, up to ``n_batches % world`` batches left out so that all
+    processes take the same number of steps (DDP synchronises each one).
+    """
+
+    stateful = False
+
+    def __init__(self, data: WindowDataset, rank: int, world: int) -> None:
+        self.data, self.rank, self.world = data, rank, world
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def to(self, device: str) -> None:
+        self.data.to(device)
+
+    def batches(self, batch_size: int, rng: np.random.Generator | None):
+        every = list(self.data.batches(batch_size, rng))
+        usable = len(every) - len(every) % self.world
+        return every[self.rank : usable : self.world]
+
+
+def data_parallel(net: nn.Module, data: WindowDataset | StreamChunks):
+    """Wrap ``net`` in DistributedDataParallel and shard ``data`` when torch.distributed runs.
+
+    Outside a process group of two or more (the usual case) both come back unchanged. In
+    one (as started by :func:`forecast.parallel.fit_distributed`), gradients are averaged
+    over the processes after each step, each of which trains on its share of the batches.
+    """
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
+        return net, data
+    if data.stateful:
+        raise ValueError(
+            "distributed training takes windowing='sliding'; truncated BPTT streams carry "
+            "state from batch to batch and cannot be split over processes"
+        )
+    from torch.nn.parallel import DistributedDataParallel
+
+    model = DistributedDataParallel(net)
+    return model, _Shard(data, dist.get_rank(), dist.get_world_size())
+
+
+def _all_mean(value: float) -> float:
+    import torch.distributed as dist
+
+    tensor = torch.tensor([value], dtype=torch.float64)
+    dist.all_reduce(tensor)
+    return float(tensor.item() / dist.get_world_size())
 
 
 def _resume(path: Path, signature: str, net, optimizer, scheduler, rng, device: str) -> dict | None:

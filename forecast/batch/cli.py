@@ -76,11 +76,16 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="models:/name@alias, models:/name/version, runs:/id/model or a folder",
     )
-    parser.add_argument("--input", required=True, help="latest data, CSV or Parquet")
+    parser.add_argument(
+        "--input",
+        required=True,
+        help="latest data, CSV or Parquet; or a folder or glob of them (one forecast each)",
+    )
     parser.add_argument(
         "--output",
         required=True,
-        help="forecast file (.csv or .parquet); {date} = local issue date YYYY-MM-DD",
+        help="forecast file (.csv or .parquet); {date} = local issue date YYYY-MM-DD; for "
+        "a folder/glob --input: a folder, or a pattern with {stem} (input name)",
     )
     parser.add_argument(
         "--horizon",
@@ -120,6 +125,17 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experiment", default=BATCH_EXPERIMENT, help="experiment of batch runs")
     parser.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
     parser.add_argument("--device", default=None, help="device for a local torch model")
+    parser.add_argument(
+        "--engine",
+        choices=("sequential", "ray"),
+        default="sequential",
+        help="for a folder/glob --input: this process, or one Ray worker per CPU "
+        "(needs forecast[ray])",
+    )
+    parser.add_argument(
+        "--address", default=None, help="Ray cluster address (default: $RAY_ADDRESS, else local)"
+    )
+    parser.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray")
     parser.set_defaults(func=_cmd_batch)
 
 
@@ -152,6 +168,17 @@ def _quiet() -> Iterator[None]:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
+    from forecast.batch.partitions import is_partitioned
+
+    if is_partitioned(args.input):
+        return _cmd_partitions(args)
+    if args.engine != "sequential" or args.address or args.num_cpus:
+        print(
+            "forecast batch: error: --engine, --address and --num-cpus need a folder or glob "
+            f"--input (many partitions), got the file {args.input}",
+            file=sys.stderr,
+        )
+        return 1
     try:
         with _quiet():
             result = run_batch(
@@ -176,6 +203,46 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         print(f"forecast batch: error: {type(err).__name__}: {_first_line(err)}", file=sys.stderr)
         return 1
     print(f"{result.path}\t{result.rows} rows\tsha256 {result.sha256}")
+    return 0
+
+
+def _cmd_partitions(args: argparse.Namespace) -> int:
+    from forecast.batch.partitions import run_partitions
+
+    try:
+        with _quiet():
+            result = run_partitions(
+                args.model,
+                args.input,
+                args.output,
+                args.horizon,
+                engine=args.engine,
+                address=args.address,
+                num_cpus=args.num_cpus,
+                time_column=args.time_column,
+                timezone=args.timezone,
+                nan_policy=args.nan_policy,
+                tracking_uri=args.tracking_uri,
+                track=not args.no_track,
+                experiment=args.experiment,
+                device=args.device,
+            )
+    except (BatchError, ModelFormatError, ValueError, ImportError) as err:
+        print(f"forecast batch: error: {_first_line(err)}", file=sys.stderr)
+        return 1
+    for written in result.written:
+        print(f"{written.path}\t{written.rows} rows\tsha256 {written.sha256}")
+    for _, reason in result.failed:
+        message = reason.replace(_API_HINT, "pass --nan-policy interpolate")
+        print(f"forecast batch: error: {message}", file=sys.stderr)
+    if result.failed:
+        names = ", ".join(path for path, _ in result.failed)
+        total = len(result.failed) + len(result.written)
+        print(
+            f"forecast batch: {len(result.failed)} of {total} partitions failed: {names}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

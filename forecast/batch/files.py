@@ -121,7 +121,11 @@ def select_history(frame: pd.DataFrame, estimator: Any, path: str | os.PathLike 
     columns = list(estimator.columns_) + list(estimator.past_covariates_)
     try:
         V.check_columns(frame, columns, None, "the file")
-        V.check_index(frame)
+        if V.ID_COLUMN in frame.columns:  # several series: each has its own timestamps
+            for key, part in frame.groupby(V.ID_COLUMN, sort=False):
+                V.check_index(part, key)
+        else:
+            V.check_index(frame)
         V.check_numeric(frame, columns)
     except (ValueError, TypeError) as err:
         raise BatchError(_about_input(path, err)) from err

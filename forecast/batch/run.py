@@ -196,18 +196,82 @@ def run_batch(
     BatchError
         Bad input, missing model or failed forecast; nothing was written.
     """
-    from forecast.tracking import fingerprint
-
     output_path(output, "")  # check the suffix and the options before any work
     _check_options(horizon, timezone, nan_policy)
     try:
-        levels = parse_levels(quantiles)
+        parse_levels(quantiles)  # a bad list fails before any work
     except (TypeError, ValueError) as err:
         raise BatchError(str(err)) from err
     if not Path(input).is_file():
         raise BatchError(f"input {input} does not exist")
-    frame, mixed = read_latest(input, time_column, timezone)  # fails before the model loads
+    read = read_latest(input, time_column, timezone)  # fails before the model loads
     estimator, predict = load_forecaster(model, tracking_uri, device, quantiles)
+    result, history, options = forecast_file(
+        estimator, predict, model, input, lambda date: output_path(output, date), horizon,
+        time_column=time_column, timezone=timezone, nan_policy=nan_policy, read=read,
+        quantiles=quantiles,
+    )  # fmt: skip
+    if track:
+        result.run_id = _log_batch_run(
+            result,
+            history,
+            estimator,
+            os.fspath(model),
+            os.fspath(input),
+            options,
+            tracking_uri,
+            experiment,
+        )
+    return result
+
+
+def forecast_file(
+    estimator: Any,
+    predict: Callable[[pd.DataFrame, int], pd.DataFrame],
+    model: str | os.PathLike,
+    input: str | os.PathLike,
+    output: Callable[[str], Path],
+    horizon: int | str | None,
+    *,
+    time_column: str | None = None,
+    timezone: str | None = None,
+    nan_policy: str | None = None,
+    read: tuple | None = None,
+    quantiles: str | None = None,
+) -> tuple[BatchResult, pd.DataFrame, dict]:
+    """Forecast from one input file with a loaded model and write the forecast atomically.
+
+    The core of :func:`run_batch`, shared with the partitioned batch
+    (:mod:`forecast.batch.partitions`) so both write the same bytes for the same input.
+
+    Parameters
+    ----------
+    estimator, predict
+        From :func:`load_forecaster`.
+    model : str or path-like
+        The model's name, for messages.
+    input : str or path-like
+        CSV or Parquet file.
+    output : callable
+        ``output(issue_date) -> Path`` of the forecast file.
+    horizon, time_column, timezone, nan_policy, quantiles
+        As in :func:`run_batch` (``quantiles`` must match what ``predict`` was built with).
+    read : tuple, optional
+        ``(frame, mixed)`` from :func:`forecast.batch.files.read_latest` when the input was
+        already read.
+
+    Returns
+    -------
+    result : BatchResult
+        Without ``run_id``.
+    history : DataFrame
+        The model's columns of the input, in the local zone.
+    options : dict
+        ``horizon`` (steps), ``timezone`` and ``nan_policy`` of the run, for tracking.
+    """
+    from forecast._fingerprint import fingerprint
+
+    frame, mixed = read if read is not None else read_latest(input, time_column, timezone)
     zone = timezone or model_timezone(estimator)
     if mixed is not None and zone is None:
         raise BatchError(mixed_offsets_message(input, mixed, os.fspath(model), estimator))
@@ -218,28 +282,18 @@ def run_batch(
             forecast = predict(history, steps)
         except Exception as err:
             raise BatchError(f"forecast from {input} failed: {_first_line(err)}") from err
-    if levels is not None and not any("_q" in str(c) for c in forecast.columns):
+    if parse_levels(quantiles) is not None and not any("_q" in str(c) for c in forecast.columns):
         raise BatchError(
             f"model {os.fspath(model)} wrote no quantile columns (logged before the quantiles "
             "parameter existed?); nothing written"
         )
     date = issue_date(history)
-    path = output_path(output, date)
+    path = output(date)
     table = forecast_table(to_zone(forecast, zone))
     digest = write_atomic(table, path)
     result = BatchResult(path, digest, len(table), date, fingerprint(history))
-    if track:
-        result.run_id = _log_batch_run(
-            result,
-            history,
-            estimator,
-            os.fspath(model),
-            os.fspath(input),
-            {"horizon": steps, "timezone": zone, "nan_policy": nan_policy, "quantiles": quantiles},
-            tracking_uri,
-            experiment,
-        )
-    return result
+    options = {"horizon": steps, "timezone": zone, "nan_policy": nan_policy, "quantiles": quantiles}
+    return result, history, options
 
 
 def _check_options(horizon, timezone, nan_policy) -> None:

@@ -1,0 +1,223 @@
+"""Throughput of local (per-series) fits and of batch forecasts: sequential vs Ray 1/2 CPUs.
+
+The series are built from real load data: the 4 German control areas and the DE-LU zone of
+SMARD (grid load, 2023) and the 7 columns of ETTh1, each cut to a random 4-week window,
+scaled by a random factor in [0.5, 2] and shifted by up to +-20 % of its mean. Every engine
+fits the same series with the same estimator; the script checks that the forecasts agree.
+
+    FORECAST_DATA_DIR=../shared/data python experiments/bench_scale_out.py --series 1000
+
+Writes experiments/results/bench_scale_out.md (and prints it). Timings include task
+submission and result transfer, not the start of Ray and its workers (reported separately).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from forecast import GRUForecaster, LinearLagForecaster, SeasonalNaive
+from forecast.datasets import load
+from forecast.parallel import fit_many
+
+torch.set_num_threads(1)
+
+WEEKS = 4
+SMARD = ["50Hertz", "Amprion", "TenneT", "TransnetBW", "DE_LU"]
+MODELS = {
+    "seasonal-naive": lambda: SeasonalNaive(season="1D"),
+    "linear-lag": lambda: LinearLagForecaster(lags=(1, 2, "1D"), horizon=24),
+    "gru (tiny, 1 epoch)": lambda: GRUForecaster(
+        context_length=24,
+        horizon=24,
+        hidden_size=4,
+        max_epochs=1,
+        batch_size=64,
+        device="cpu",
+        random_state=0,
+    ),
+}
+
+
+def base_columns() -> dict[str, np.ndarray]:
+    """Hourly real series: SMARD grid load of 2023 per area, ETTh1's 7 columns."""
+    smard = load("smard-de").loc["2023-01-01":"2023-12-31"]
+    out = {
+        f"smard-{area}": smard[f"{area}_grid_load_MWh"].interpolate().to_numpy() for area in SMARD
+    }
+    ett = load("ett-h1")
+    out.update({f"etth1-{c}": ett[c].to_numpy() for c in ett.columns})
+    return out
+
+
+def synthetic(n: int, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """``n`` series of 4 weeks: a random window of a real column, scaled and shifted."""
+    rng = np.random.default_rng(seed)
+    columns = base_columns()
+    names = list(columns)
+    length = WEEKS * 7 * 24
+    index = pd.date_range("2023-01-02", periods=length, freq="h")
+    out = {}
+    for k in range(n):
+        name = names[k % len(names)]
+        values = columns[name]
+        start = int(rng.integers(0, len(values) - length))
+        window = values[start : start + length]
+        scaled = window * rng.uniform(0.5, 2.0) + rng.uniform(-0.2, 0.2) * abs(window.mean())
+        out[f"{name}-{k:05d}"] = pd.DataFrame({"load": scaled}, index=index)
+    return out
+
+
+def worker_peaks(ray) -> list[float]:
+    """Peak RSS (MiB) of every Ray worker process that ran tasks."""
+
+    @ray.remote(num_cpus=1)
+    def peak() -> tuple[int, float]:
+        time.sleep(0.2)
+        return os.getpid(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    cpus = int(ray.cluster_resources()["CPU"])
+    return sorted(dict(ray.get([peak.remote() for _ in range(4 * cpus)])).values())
+
+
+def start_ray(cpus: int) -> float:
+    """Start a local Ray and import forecast in each worker; return the seconds it took."""
+    import ray
+
+    t0 = time.perf_counter()
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+
+    @ray.remote(num_cpus=1)
+    def warm() -> int:
+        import forecast  # noqa: F401
+
+        time.sleep(0.5)
+        return os.getpid()
+
+    ray.get([warm.remote() for _ in range(cpus)])
+    return time.perf_counter() - t0
+
+
+def forecasts(models: dict) -> np.ndarray:
+    return np.stack([m.predict(horizon=24).to_numpy() for m in models.values()])
+
+
+def bench_fits(series: dict, engines: list[str], models: list[str]) -> list[dict]:
+    import ray
+
+    rows = []
+    for model_name, make in MODELS.items():
+        if model_name.split()[0] not in models:
+            continue
+        reference = None
+        for engine in engines:
+            kwargs, t_start = {}, 0.0
+            if engine != "sequential":
+                t_start = start_ray(int(engine[-1]))
+                kwargs = {"engine": "ray"}
+            t0 = time.perf_counter()
+            models = fit_many(make(), series, **kwargs)
+            seconds = time.perf_counter() - t0
+            peaks = worker_peaks(ray) if engine != "sequential" else []
+            if engine != "sequential":
+                ray.shutdown()
+            result = forecasts(models)
+            if reference is None:
+                reference = result
+            rows.append(
+                {
+                    "model": model_name,
+                    "engine": engine,
+                    "series": len(series),
+                    "seconds": seconds,
+                    "series/s": len(series) / seconds,
+                    "ray start s": t_start,
+                    "worker peak MiB": ", ".join(f"{p:.0f}" for p in peaks) or "-",
+                    "same forecasts": bool(np.array_equal(result, reference)),
+                }
+            )
+            print(rows[-1], flush=True)
+    return rows
+
+
+def bench_batch(series: dict, engines: list[str], folder: Path) -> list[dict]:
+    """``forecast batch --input DIR`` over one Parquet file per series."""
+    import ray
+
+    from forecast.batch.partitions import run_partitions
+
+    inputs = folder / "inputs"
+    inputs.mkdir()
+    for key, frame in series.items():
+        frame.rename_axis("timestamp").to_parquet(inputs / f"{key}.parquet")
+    model = folder / "model"
+    LinearLagForecaster(lags=(1, 2, "1D"), horizon=24).fit(next(iter(series.values()))).save(model)
+    rows, reference = [], None
+    for engine in engines:
+        out = folder / f"out-{engine}"
+        kwargs, t_start = {}, 0.0
+        if engine != "sequential":
+            t_start = start_ray(int(engine[-1]))
+            kwargs = {"engine": "ray"}
+        t0 = time.perf_counter()
+        result = run_partitions(model, inputs, out, 24, track=False, **kwargs)
+        seconds = time.perf_counter() - t0
+        peaks = worker_peaks(ray) if engine != "sequential" else []
+        if engine != "sequential":
+            ray.shutdown()
+        digests = [r.sha256 for r in result.written]
+        reference = reference or digests
+        rows.append(
+            {
+                "model": "batch: linear-lag, 24 h",
+                "engine": engine,
+                "series": len(result.written),
+                "seconds": seconds,
+                "series/s": len(result.written) / seconds,
+                "ray start s": t_start,
+                "worker peak MiB": ", ".join(f"{p:.0f}" for p in peaks) or "-",
+                "same forecasts": digests == reference,
+            }
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--series", type=int, default=1000)
+    parser.add_argument("--engines", nargs="+", default=["sequential", "ray-1", "ray-2"])
+    parser.add_argument("--models", nargs="+", default=["seasonal-naive", "linear-lag", "gru"])
+    parser.add_argument("--no-batch", action="store_true")
+    parser.add_argument("--output", default="experiments/results/bench_scale_out.md")
+    args = parser.parse_args()
+    series = synthetic(args.series)
+    rows = bench_fits(series, args.engines, args.models)
+    if not args.no_batch:
+        folder = Path(tempfile.mkdtemp(prefix="bench-scale-out-"))
+        try:
+            rows += bench_batch(series, args.engines, folder)
+        finally:
+            shutil.rmtree(folder)
+    table = pd.DataFrame(rows)
+    base = table[table["engine"] == "sequential"].set_index("model")["series/s"]
+    table["vs sequential"] = table["series/s"] / table["model"].map(base)
+    text = table.to_markdown(index=False, floatfmt=".2f")
+    print(text)
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(
+        f"# Scale-out throughput ({args.series} series, {os.cpu_count()} cores)\n\n{text}\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
