@@ -4,6 +4,7 @@ from forecast.backtest import BacktestResult, backtest
 from forecast.base import BaseForecaster
 from forecast.compare import ComparisonResult, compare
 from forecast.conformal import ConformalForecaster
+from forecast.ensemble import EnsembleForecaster
 from forecast.features import calendar_features
 from forecast.models import register_estimator
 from forecast.models.baselines import (
@@ -44,6 +45,7 @@ __all__ = [
     "BaseForecaster",
     "ComparisonResult",
     "ConformalForecaster",
+    "EnsembleForecaster",
     "HopfieldForecaster",
     "OrthogonalRNNForecaster",
     "TransformerForecaster",

@@ -85,6 +85,18 @@ def _check_format(value, where: Path) -> tuple[int, int]:
     return major, minor
 
 
+def _is_pin(value) -> bool:
+    """Tell whether ``value`` is a SHA-256 string or a non-empty list of them."""
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(v, str) for v in value)
+    return isinstance(value, str)
+
+
+def _check_subfolder(path: Path) -> None:
+    if not path.is_dir() or path.is_symlink():
+        raise ModelFormatError(f"{path}: nested model folder is missing")
+
+
 def read_verified(
     path: Path, allowed: set[str], expected: str | None = None
 ) -> tuple[dict, dict[str, bytes]]:
@@ -144,13 +156,24 @@ def read_verified(
         raise ModelFormatError(f"{where}: 'files' must map file names to their size and sha256")
     nested = manifest.get("nested") or {}
     if not isinstance(nested, dict) or not all(
-        isinstance(k, str) and re.fullmatch(r"[a-z][A-Za-z0-9_]*_", k) and isinstance(v, str)
+        isinstance(k, str) and re.fullmatch(r"[a-z][A-Za-z0-9_]*_", k) and _is_pin(v)
         for k, v in nested.items()
     ):
-        raise ModelFormatError(f"{where}: 'nested' must map attribute names to sha256 strings")
-    for name in nested:
-        if not (path / name).is_dir() or (path / name).is_symlink():
-            raise ModelFormatError(f"{path / name}: nested model folder is missing")
+        raise ModelFormatError(
+            f"{where}: 'nested' must map attribute names to sha256 strings or lists of them"
+        )
+    for name, pin in nested.items():
+        _check_subfolder(path / name)
+        if isinstance(pin, list):  # numbered subfolders 0, 1, ... and nothing else
+            found = sorted(p.name for p in (path / name).iterdir())
+            expected = sorted(str(i) for i in range(len(pin)))
+            if found != expected:
+                raise ModelFormatError(
+                    f"{path / name}: holds {found}, {MANIFEST} lists the nested model folders "
+                    f"{expected}"
+                )
+            for i in range(len(pin)):
+                _check_subfolder(path / name / str(i))
     present = {p.name for p in path.iterdir()} - {MANIFEST} - set(nested)
     extra = sorted((present | set(listed)) - allowed)
     if extra:

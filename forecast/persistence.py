@@ -23,7 +23,12 @@ Meta-estimators (:class:`forecast.ConformalForecaster`) nest estimators: a param
 an estimator is stored in ``params.json`` as its registry name and parameters (listed under
 ``"estimator_params"`` in the manifest), and a fitted attribute that is an estimator is
 saved as a subfolder of the same format named after the attribute (``estimator_/``), whose
-``meta.json`` SHA-256 the parent manifest pins under ``"nested"``.
+``meta.json`` SHA-256 the parent manifest pins under ``"nested"``. Lists work the same way
+(:class:`forecast.EnsembleForecaster`): a parameter that is a list of ``(name, estimator)``
+pairs is stored as a list of ``[name, nested estimator]`` and listed under
+``"estimator_params"`` too, and a fitted attribute that is a list of estimators is saved as
+numbered subfolders (``estimators_/0/``, ``estimators_/1/``, ...) pinned in order by a list
+of SHA-256 under ``"nested"``.
 
 Estimators with torch modules implement ``_build_module()``, which rebuilds the modules
 from fitted attributes alone; loading fills them from the weights. Loading rejects a folder
@@ -147,14 +152,43 @@ def _raw_params(estimator) -> tuple[dict, list]:
     """``get_params(deep=False)`` with nested estimators as name/params/nested dicts."""
     from forecast.base import BaseForecaster
 
+    def entry(v) -> dict:
+        inner, inner_nested = _raw_params(v)
+        return {"estimator": estimator_name(type(v)), "params": inner, "nested": inner_nested}
+
     params, nested = {}, []
     for k, v in estimator.get_params(deep=False).items():
         if isinstance(v, BaseForecaster):
-            inner, inner_nested = _raw_params(v)
-            v = {"estimator": estimator_name(type(v)), "params": inner, "nested": inner_nested}
+            v = entry(v)
+            nested.append(k)
+        elif _is_named_list(v):
+            v = [(name, entry(inner)) for name, inner in v]
             nested.append(k)
         params[k] = v
     return params, nested
+
+
+def _is_named_list(value) -> bool:
+    """Tell whether ``value`` is a non-empty list of ``(name, estimator)`` pairs."""
+    from forecast.base import BaseForecaster
+
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(
+            isinstance(p, tuple | list)
+            and len(p) == 2
+            and isinstance(p[0], str)
+            and isinstance(p[1], BaseForecaster)
+            for p in value
+        )
+    )
+
+
+def _is_estimator_list(value) -> bool:
+    from forecast.base import BaseForecaster
+
+    return type(value) is list and bool(value) and all(isinstance(v, BaseForecaster) for v in value)
 
 
 def _folder_files(estimator) -> tuple[dict, bytes]:
@@ -166,7 +200,9 @@ def _folder_files(estimator) -> tuple[dict, bytes]:
     params, estimator_params = _params_tree(estimator)
     fitted = _fitted_attributes(estimator)
     modules = {k: v for k, v in fitted.items() if isinstance(v, torch.nn.Module)}
-    inner = {k: v for k, v in fitted.items() if isinstance(v, BaseForecaster)}
+    inner = {
+        k: v for k, v in fitted.items() if isinstance(v, BaseForecaster) or _is_estimator_list(v)
+    }
     arrays: dict[str, np.ndarray] = {}
     state = {k: encode(v, k, arrays) for k, v in fitted.items() if k not in modules | inner}
     files: dict = {PARAMS: _json(params), FITTED: _json(state), ARRAYS: arrays_to_bytes(arrays)}
@@ -174,8 +210,14 @@ def _folder_files(estimator) -> tuple[dict, bytes]:
         files[WEIGHTS] = _weights(modules)
     subfolders, pins = {}, {}
     for attr, value in sorted(inner.items()):
-        subfolders[attr], sub_manifest = _folder_files(value)
-        pins[attr] = sha256(sub_manifest)
+        if isinstance(value, list):  # attr/0/, attr/1/, ... pinned in order
+            subfolders[attr], pins[attr] = {}, []
+            for i, member in enumerate(value):
+                subfolders[attr][str(i)], sub_manifest = _folder_files(member)
+                pins[attr].append(sha256(sub_manifest))
+        else:
+            subfolders[attr], sub_manifest = _folder_files(value)
+            pins[attr] = sha256(sub_manifest)
     import forecast
 
     manifest = build_manifest(
@@ -333,16 +375,32 @@ def _construct(cls: type, params: dict, nested: list, where: Path):
     params = dict(params)
     for key in nested:
         entry = params[key]
-        if not isinstance(entry, dict) or set(entry) != {"estimator", "params", "nested"}:
-            raise ModelFormatError(f"{where}: parameter {key!r} is not a nested estimator")
-        try:
-            inner = estimator_class(entry["estimator"])
-        except ValueError as err:
-            raise ModelFormatError(f"{where}: parameter {key!r}: {err}") from err
-        if not isinstance(entry["params"], dict):
-            raise ModelFormatError(f"{where}: parameter {key!r} has no parameter dict")
-        params[key] = _construct(inner, entry["params"], entry["nested"], where)
+        if isinstance(entry, list):  # (name, estimator) pairs
+            if not entry or not all(
+                isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in entry
+            ):
+                raise ModelFormatError(
+                    f"{where}: parameter {key!r} is not a list of (name, estimator) pairs"
+                )
+            params[key] = [
+                (name, _nested(value, f"{key}[{name!r}]", where)) for name, value in entry
+            ]
+        else:
+            params[key] = _nested(entry, key, where)
     return cls(**params)
+
+
+def _nested(entry, key: str, where: Path):
+    """Build the estimator a nested-estimator entry of params.json describes."""
+    if not isinstance(entry, dict) or set(entry) != {"estimator", "params", "nested"}:
+        raise ModelFormatError(f"{where}: parameter {key!r} is not a nested estimator")
+    try:
+        inner = estimator_class(entry["estimator"])
+    except ValueError as err:
+        raise ModelFormatError(f"{where}: parameter {key!r}: {err}") from err
+    if not isinstance(entry["params"], dict):
+        raise ModelFormatError(f"{where}: parameter {key!r} has no parameter dict")
+    return _construct(inner, entry["params"], entry["nested"], where)
 
 
 def _rebuild(cls: type, files: dict[str, bytes], path: Path, manifest: dict, device: str):
@@ -356,7 +414,11 @@ def _rebuild(cls: type, files: dict[str, bytes], path: Path, manifest: dict, dev
             raise ModelFormatError(f"{path / FITTED}: {name!r} is not a fitted attribute name")
         setattr(estimator, name, value)
     for name, pin in (manifest.get("nested") or {}).items():
-        setattr(estimator, name, _load(path / name, device, None, pin))
+        if isinstance(pin, list):
+            value = [_load(path / name / str(i), device, None, p) for i, p in enumerate(pin)]
+        else:
+            value = _load(path / name, device, None, pin)
+        setattr(estimator, name, value)
     for check in _PARAM_CHECKS:
         if hasattr(estimator, check):
             try:

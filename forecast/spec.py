@@ -31,6 +31,14 @@
 and writes the comparison table (CSV and Markdown) and plots to ``output`` (default
 ``experiments/results/<name>/``). ``special_days = "holidays-DE"`` in ``[backtest]`` adds
 ``mape_special`` (see :func:`forecast.compare.compare`).
+
+A table with ``model = "ensemble"`` averages the forecasts of other tables' models (see
+:func:`build_models`)::
+
+    [models.blend]
+    model = "ensemble"
+    members = ["linear-lag", "hopfield"]   # keys of other [models] tables
+    weights = [0.7, 0.3]                   # optional; default equal weights
 """
 
 from __future__ import annotations
@@ -226,8 +234,13 @@ def build_estimator(model: str, params: dict[str, Any]) -> Any:
 
 
 def build_models(models: dict) -> dict[str, Any]:
-    """Instantiate the estimators of a spec's ``[models]`` tables."""
-    out = {}
+    """Instantiate the estimators of a spec's ``[models]`` tables.
+
+    A table with ``model = "ensemble"`` names its members by the keys of other tables,
+    ``members = ["linear-lag", "hopfield"]`` (optionally ``weights = [0.7, 0.3]``): each
+    member is a clone of that table's estimator, named by its key with ``-`` as ``_``.
+    """
+    out, ensembles = {}, {}
     for name, params in models.items():
         params = dict(params)
         model = params.pop("model")
@@ -236,10 +249,58 @@ def build_models(models: dict) -> dict[str, Any]:
             for k, v in params.items()
         }
         try:
-            out[name] = build_estimator(model, params)
+            if _is_ensemble(model):
+                ensembles[name] = params
+            else:
+                out[name] = build_estimator(model, params)
         except ValueError as err:
             raise ValueError(f"[models.{name}] {err}") from err
-    return out
+    for name, params in ensembles.items():
+        try:
+            out[name] = _build_ensemble(name, params, out, set(ensembles))
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"[models.{name}] {err}") from err
+    return {name: out[name] for name in models}
+
+
+def _is_ensemble(model: str) -> bool:
+    from forecast.ensemble import EnsembleForecaster
+
+    return get_estimator(model) is EnsembleForecaster
+
+
+def _build_ensemble(name: str, params: dict, built: dict, ensembles: set) -> Any:
+    """Build the ensemble of a ``[models.<name>]`` table from other tables' estimators."""
+    from sklearn.base import clone
+
+    if "estimators" in params:
+        raise ValueError(
+            "give the members as members = [<keys of other [models] tables>], not estimators"
+        )
+    members = params.pop("members", None)
+    if not isinstance(members, list) or not members or not all(isinstance(m, str) for m in members):
+        raise ValueError(
+            'an ensemble needs members = ["<model key>", ...] naming other [models] tables, '
+            f"got {members!r}"
+        )
+    estimators = []
+    for key in members:
+        if key == name:
+            raise ValueError(f"member {key!r} is the ensemble itself")
+        if key in ensembles:
+            raise ValueError(f"member {key!r} is itself an ensemble: nesting is not supported")
+        if key not in built:
+            raise ValueError(f"unknown member {key!r}; the [models] tables are {sorted(built)}")
+        label = key.replace("-", "_")
+        if not label.isidentifier():
+            raise ValueError(
+                f"member {key!r}: its key must be letters, digits, '_' or '-' (not starting "
+                "with a digit) to name the member"
+            )
+        estimators.append((label, clone(built[key])))
+    model = build_estimator("ensemble", {**params, "estimators": estimators})
+    model._check_params()
+    return model
 
 
 def run_spec(

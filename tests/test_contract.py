@@ -39,6 +39,13 @@ TEST_PARAMS = {
         "horizon": 6,
         "calibration": "3D",
     },
+    "EnsembleForecaster": {
+        "estimators": [
+            ("last", forecast.Naive()),
+            ("daily", forecast.SeasonalNaive(season="1D")),
+        ],
+        "weights": (0.25, 0.75),
+    },
 }
 
 ESTIMATORS = sorted(
@@ -57,6 +64,15 @@ def same_params(a, b):
     for key, value in pa.items():
         if isinstance(value, BaseForecaster):
             if type(value) is not type(pb[key]) or not same_params(value, pb[key]):
+                return False
+        elif isinstance(value, list) and value and isinstance(value[0], tuple):  # named members
+            other = pb[key]
+            if [n for n, _ in value] != [n for n, _ in other]:
+                return False
+            if not all(
+                type(x) is type(y) and same_params(x, y)
+                for (_, x), (_, y) in zip(value, other, strict=True)
+            ):
                 return False
         elif value != pb[key]:
             return False

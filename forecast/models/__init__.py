@@ -25,6 +25,7 @@ REGISTRY = {  # fixed in code: the only modules a name can lead to
     "linear-lag": "forecast.models.baselines:LinearLagForecaster",
     "external": "forecast.models.baselines:ExternalForecast",
     "conformal": "forecast.conformal:ConformalForecaster",
+    "ensemble": "forecast.ensemble:EnsembleForecaster",
 }
 
 _REGISTERED: dict[str, type] = {}  # classes added by register_estimator
