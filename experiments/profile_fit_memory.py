@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"| peak during predict_origins ({len(origins)} origins) | {predict_peak:.0f} |")
     print()
     print(f"fit {fit_s:.1f} s ({model.n_epochs_} epochs), predict_origins {predict_s:.2f} s")
+    print(f"val_loss per epoch {model.history_.get('val_loss')!r}")
     values = forecasts["actual"].to_numpy()
     if args.save:
         np.save(args.save, values)
