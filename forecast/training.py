@@ -21,7 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from forecast.optim import build_optimizer
-from forecast.windows import StreamChunks, WindowDataset
+from forecast.windows import StreamChunks, WindowDataset, even_slices
 
 SCHEDULERS = (None, "cosine", "plateau", "step")
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -141,13 +141,26 @@ def run_epoch(
 
 @torch.no_grad()
 def evaluate(
-    net: nn.Module, data: WindowDataset, batch_size: int, loss_fn: Callable = masked_mse
+    net: nn.Module,
+    data: WindowDataset,
+    batch_size: int,
+    loss_fn: Callable = masked_mse,
+    chunk: int | None = None,
 ) -> float:
-    """Mean loss (``loss_fn``, default squared error) of ``net`` on sliding windows."""
+    """Mean loss (``loss_fn``, default squared error) of ``net`` on sliding windows.
+
+    The loss is averaged over batches of ``batch_size`` windows; the network reads each
+    batch in slices of at most ``chunk`` windows (all at once when None), so the
+    activations held at a time are those of ``chunk`` windows while the loss, reduced over
+    the same batches, stays the same.
+    """
     net.eval()
     total, count = 0.0, 0
     for batch in data.batches(batch_size):
-        pred, _ = net(batch.x, batch.future)
+        parts = even_slices(len(batch.x), chunk or len(batch.x))
+        pred = torch.cat(
+            [net(batch.x[s], None if batch.future is None else batch.future[s])[0] for s in parts]
+        )  # (B, h, C) or (B, h, C, Q)
         total += float(loss_fn(pred, batch.y)) * len(batch.x)
         count += len(batch.x)
     return total / count if count else math.nan
@@ -336,7 +349,10 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
         )
     logs = {"train_loss": loss}
     if val_data is not None:
-        logs["val_loss"] = evaluate(net, val_data, max(config.batch_size, 1024), loss_fn)
+        # Loss over batches of 1024 windows (as ever), forward in training-sized slices:
+        # the activations of 1024 windows at once were the peak memory of a fit.
+        batches = max(config.batch_size, 1024)
+        logs["val_loss"] = evaluate(net, val_data, batches, loss_fn, chunk=config.batch_size)
     logs["lr"] = lr
     report = getattr(net, "epoch_metrics", None)
     logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})

@@ -55,6 +55,18 @@ def sliding_windows(a: np.ndarray | Tensor, size: int) -> np.ndarray | Tensor:
     return np.lib.stride_tricks.sliding_window_view(a, size, axis=0).swapaxes(1, 2)
 
 
+def even_slices(n: int, size: int) -> list[slice]:
+    """Cut ``range(n)`` into the fewest consecutive slices of at most ``size`` items.
+
+    The slices differ in length by at most one, so none is much shorter than the others
+    (a lone remainder of one window would take other kernels than a batch and round
+    differently); ``n <= size`` gives the single slice ``0:n``.
+    """
+    parts = max(1, math.ceil(n / max(1, int(size))))
+    bounds = [i * n // parts for i in range(parts + 1)]
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
 def validation_start(length: int, fraction: float, horizon: int) -> int:
     """First step of the validation tail of a series (``length`` when there is none).
 

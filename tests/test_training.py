@@ -13,6 +13,7 @@ from forecast.training import (
     CHECKPOINT_FILE,
     TrainConfig,
     build_scheduler,
+    evaluate,
     masked_mse,
     optimizer_step,
     resolve_device,
@@ -322,3 +323,30 @@ def test_divergence_is_reported():
             rng,
             "cpu",
         )
+
+
+class WindowMean(nn.Module):
+    """Forecasts ``w * mean(window) + mean(future)`` per window and records each batch size."""
+
+    def __init__(self, horizon=2):
+        super().__init__()
+        self.w = nn.Parameter(torch.tensor(0.5))
+        self.horizon, self.sizes = horizon, []
+
+    def forward(self, x, future=None, state=None):
+        self.sizes.append(len(x))
+        out = self.w * x.mean(dim=(1, 2))[:, None, None].expand(-1, self.horizon, 1)
+        return (out if future is None else out + future.mean(-1, keepdim=True)), None
+
+
+def test_evaluate_in_slices_reads_at_most_chunk_windows_and_keeps_the_loss():
+    t = np.arange(60.0)
+    y = np.sin(t / 3)[:, None]
+    data = WindowDataset([(y, y, np.cos(t)[:, None])], context=5, horizon=2)  # 54 windows
+    net = WindowMean()
+    whole = evaluate(net, data, batch_size=20)
+    assert net.sizes == [20, 20, 14]
+    net.sizes.clear()
+    sliced = evaluate(net, data, batch_size=20, chunk=8)
+    assert net.sizes == [6, 7, 7, 6, 7, 7, 7, 7]  # each batch of 20 (then 14) in even slices
+    assert sliced == whole  # the same batches reduce the loss: the same value, bit for bit

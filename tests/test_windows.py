@@ -5,6 +5,7 @@ import torch
 from forecast.windows import (
     StreamChunks,
     WindowDataset,
+    even_slices,
     n_windows,
     sliding_windows,
     stream_segment_length,
@@ -140,3 +141,28 @@ def test_tbptt_groups_when_streams_exceed_the_batch():
 def test_tbptt_stream_count(n_streams):
     streams = StreamChunks([clock_series(200)], horizon=1, steps=10, n_streams=n_streams)
     assert len(streams) <= n_streams
+
+
+@pytest.mark.parametrize(
+    ("n", "size", "expected"),
+    [
+        (5, 4, [(0, 2), (2, 5)]),  # not (0, 4), (4, 5): no lone remainder of one
+        (9, 4, [(0, 3), (3, 6), (6, 9)]),
+        (8, 4, [(0, 4), (4, 8)]),
+        (3, 4, [(0, 3)]),  # fits: one slice, the same pass as without slicing
+        (1, 4, [(0, 1)]),
+        (0, 4, [(0, 0)]),
+    ],
+)
+def test_even_slices_by_hand(n, size, expected):
+    assert [(s.start, s.stop) for s in even_slices(n, size)] == expected
+
+
+@pytest.mark.parametrize("n", [1, 2, 255, 256, 257, 1000, 1025])
+def test_even_slices_cover_in_order_at_most_size_and_near_equal(n):
+    parts = even_slices(n, 256)
+    lengths = [s.stop - s.start for s in parts]
+    assert parts[0].start == 0 and parts[-1].stop == n
+    assert all(a.stop == b.start for a, b in zip(parts[:-1], parts[1:], strict=False))
+    assert max(lengths) <= 256 and max(lengths) - min(lengths) <= 1
+    assert len(parts) == -(-n // 256)  # the fewest slices possible

@@ -10,7 +10,7 @@ from torch import nn
 
 from forecast.base import SeriesArrays
 from forecast.callbacks import Callback
-from forecast.models._batching import training_data
+from forecast.models._batching import rollout, training_data
 from forecast.models.neural import COMMON_PARAMS, NeuralForecaster, store_params
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from tests.conftest import make_series
@@ -282,3 +282,28 @@ def test_verbose_and_schedulers_run(capsys):
     model = ElmanForecaster(**{**TINY, "verbose": 1, "lr_scheduler": "plateau"})
     model.fit(make_series(200))
     assert len(model.history_["lr"]) == 2
+
+
+class _Persistence(torch.nn.Module):
+    """Repeats the last input step's target, records how many windows each pass reads."""
+
+    def __init__(self, horizon):
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.zeros(()))
+        self.horizon, self.sizes = horizon, []
+
+    def forward(self, x, future=None):
+        self.sizes.append(len(x))
+        return x[:, -1:, :1].expand(-1, self.horizon, 1) + self.bias, None
+
+
+def test_rollout_reads_at_most_chunk_windows_and_forecasts_the_same():
+    x = np.arange(7 * 4 * 1, dtype=np.float32).reshape(7, 4, 1)
+    net = _Persistence(horizon=2)
+    whole = rollout(net, x, None, horizon=5, head_horizon=2, chunk=100)
+    assert net.sizes == [7, 7, 7]  # one window batch, three blocks of the roll-out
+    net.sizes.clear()
+    sliced = rollout(net, x, None, horizon=5, head_horizon=2, chunk=3)
+    assert net.sizes == [2, 2, 2, 2, 2, 2, 3, 3, 3]  # 7 windows as 2 + 2 + 3
+    np.testing.assert_array_equal(sliced, whole)
+    np.testing.assert_array_equal(whole[:, :, 0], np.repeat(x[:, -1, :], 5, axis=1))

@@ -1,0 +1,217 @@
+"""Where the memory of a neural fit goes: resident memory at each stage of ``fit``.
+
+The issue-13 configuration (``HopfieldForecaster``, horizon 38, batch 256, calendar with
+German holidays) on ENTSO-E DE-LU hourly load 2019-2022, one torch thread. The stages of
+``fit`` are wrapped in place (validation and conversion, calendar features, window datasets,
+network and optimizer, each training epoch, each validation pass); around each call the
+peak RSS is reset (``/proc/self/clear_refs``) and read back (``VmHWM``), so a row says what
+the process held when the stage started, when it ended, and its peak while it ran. Then the
+day-ahead forecasts of 2023 (365 origins at 12:00 local, 38 steps) are made from the
+fitted model with ``predict_origins``, the call a backtest makes.
+
+    python experiments/profile_fit_memory.py --data-dir /work/shared/data --max-epochs 1
+    python experiments/profile_fit_memory.py --synthetic --save /tmp/pred.npy  # quick check
+
+``--save`` writes the forecasts (``.npy``) and ``--compare`` checks them bit for bit against
+a file written before a change. Linux only (``/proc``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+TZ = "Europe/Berlin"
+PARAMS = dict(
+    horizon=38, batch_size=256, learning_rate=0.002, max_epochs=30, train_origins=3,
+    calendar=True, country="DE", timezone=TZ, random_state=0,
+)  # fmt: skip
+STATUS = Path("/proc/self/status")
+
+
+def _status_mb(field: str) -> float:
+    for line in STATUS.read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"{field} not in {STATUS}")
+
+
+def rss_mb() -> float:
+    """Current resident set size, MiB."""
+    return _status_mb("VmRSS")
+
+
+def peak_mb() -> float:
+    """Peak resident set size since the last :func:`reset_peak`, MiB."""
+    return _status_mb("VmHWM")
+
+
+def reset_peak() -> None:
+    """Reset the peak RSS (``VmHWM``) to the current RSS."""
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+
+
+class Stages:
+    """Rows ``(stage, rss before, rss after, peak during)`` of wrapped calls, in call order.
+
+    The peak is reset when a stage starts; the peak of an enclosing stage (``fit``) is kept
+    as the maximum over its inner stages and its own remainder.
+    """
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, float, float, float]] = []
+        self._open: list[float] = []  # running peak of the enclosing stages
+
+    def wrap(self, owner, name: str, label: str) -> None:
+        original = getattr(owner, name)
+
+        @functools.wraps(original)
+        def wrapper(*args, **kwargs):
+            self._close_segment()
+            before, start = rss_mb(), time.perf_counter()
+            self._open.append(before)
+            reset_peak()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                peak = max(self._open.pop(), peak_mb())
+                if self._open:
+                    self._open[-1] = max(self._open[-1], peak)
+                self.rows.append((label, before, rss_mb(), peak, time.perf_counter() - start))
+                reset_peak()
+
+        setattr(owner, name, wrapper)
+
+    def _close_segment(self) -> None:
+        """Fold the peak of the enclosing stage's code since its last inner stage into it."""
+        if self._open:
+            self._open[-1] = max(self._open[-1], peak_mb())
+
+    def table(self) -> str:
+        lines = [
+            "| stage | RSS before MB | RSS after MB | peak during MB | s |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for label, before, after, peak, seconds in self.rows:
+            lines.append(f"| {label} | {before:.0f} | {after:.0f} | {peak:.0f} | {seconds:.2f} |")
+        return "\n".join(lines)
+
+
+def instrument(stages: Stages) -> None:
+    """Wrap the stages of a neural fit and of ``predict_origins`` in place."""
+    import forecast.features as features
+    import forecast.models._batching as batching
+    import forecast.models.neural as neural
+    import forecast.training as training
+    from forecast.base import BaseForecaster
+
+    stages.wrap(BaseForecaster, "fit", "fit (whole)")
+    stages.wrap(BaseForecaster, "_clean", "validate + convert frame")
+    stages.wrap(BaseForecaster, "_fit_scalers", "fit scalers")
+    stages.wrap(features, "calendar_features", "calendar features")
+    stages.wrap(BaseForecaster, "_to_arrays", "series arrays (scale + calendar)")
+    stages.wrap(neural.NeuralForecaster, "_build_module", "build network")
+    stages.wrap(neural, "training_data", "window datasets")
+    stages.wrap(training, "build_optimizer", "build optimizer")
+    stages.wrap(training, "run_epoch", "train epoch")
+    stages.wrap(training, "evaluate", "validation pass")
+    stages.wrap(BaseForecaster, "predict_origins", "predict_origins (365 origins)")
+    stages.wrap(BaseForecaster, "_series_arrays", "  series arrays (one series)")
+    stages.wrap(batching, "context_windows", "  context windows")
+    stages.wrap(batching, "rollout", "  roll-out")
+    del neural  # only patched
+
+
+def german_load(data_dir: str | None) -> pd.DataFrame:
+    """Hourly mean ENTSO-E DE-LU load 2019-2023, Europe/Berlin index."""
+    from forecast.datasets import load
+
+    df = load("entsoe-de", data_dir=data_dir)[["actual"]].resample("1h").mean().tz_convert(TZ)
+    return df.loc["2019":"2023"]
+
+
+def synthetic_load() -> pd.DataFrame:
+    """Two years of hourly load-like data (daily and weekly cycles, noise), Europe/Berlin."""
+    index = pd.date_range("2021-01-01", "2023-03-31 23:00", freq="h", tz=TZ)
+    t = np.arange(len(index))
+    rng = np.random.default_rng(1)
+    y = 50_000 + 8_000 * np.sin(2 * np.pi * t / 24) + 5_000 * np.sin(2 * np.pi * t / 168)
+    return pd.DataFrame({"actual": y + rng.normal(0, 500, len(t))}, index=index)
+
+
+def day_ahead_origins(index: pd.DatetimeIndex, year: str) -> pd.DatetimeIndex:
+    """The hour ending at 12:00 local on D-1, for every day D of ``year`` in ``index``."""
+    days = pd.date_range(f"{year}-01-01", f"{year}-12-31", freq="D", tz=TZ)
+    origins = pd.DatetimeIndex([d - pd.Timedelta(hours=13) for d in days])
+    return origins[origins.isin(index)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=os.environ.get("FORECAST_DATA_DIR"))
+    parser.add_argument("--synthetic", action="store_true", help="small synthetic frame instead")
+    parser.add_argument("--max-epochs", type=int, default=1)
+    parser.add_argument("--save", help="write the forecasts to this .npy file")
+    parser.add_argument("--compare", help="check the forecasts equal this .npy file bit for bit")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(1)
+    from forecast.models.hopfield import HopfieldForecaster
+
+    if args.synthetic:
+        df, train_end, year = synthetic_load(), "2022", "2023"
+    else:
+        df, train_end, year = german_load(args.data_dir), "2022", "2023"
+    train = df.loc[:train_end]
+    origins = day_ahead_origins(df.index, year)
+    stages = Stages()
+    instrument(stages)
+    base = rss_mb()
+    model = HopfieldForecaster(**(PARAMS | {"max_epochs": args.max_epochs}))
+    reset_peak()
+    start = time.perf_counter()
+    model.fit(train)
+    fit_s, fit_peak = time.perf_counter() - start, peak_mb()
+    fit_peak = max(fit_peak, max(r[3] for r in stages.rows if r[0] == "fit (whole)"))
+    after_fit = rss_mb()
+    reset_peak()
+    start = time.perf_counter()
+    forecasts = model.predict_origins(df, origins, horizon=PARAMS["horizon"])
+    predict_s = time.perf_counter() - start
+    predict_peak = max(peak_mb(), max(r[3] for r in stages.rows if r[0].startswith("predict_o")))
+
+    print(stages.table())
+    print()
+    print("| measure | MB |\n|---|---:|")
+    print(f"| RSS after imports and data | {base:.0f} |")
+    print(f"| peak during fit | {fit_peak:.0f} |")
+    print(f"| RSS after fit | {after_fit:.0f} |")
+    print(f"| peak during predict_origins ({len(origins)} origins) | {predict_peak:.0f} |")
+    print()
+    print(f"fit {fit_s:.1f} s ({model.n_epochs_} epochs), predict_origins {predict_s:.2f} s")
+    print(f"val_loss per epoch {model.history_.get('val_loss')!r}")
+    values = forecasts["actual"].to_numpy()
+    if args.save:
+        np.save(args.save, values)
+        print(f"forecasts saved to {args.save}")
+    if args.compare:
+        reference = np.load(args.compare)
+        same = reference.shape == values.shape and np.array_equal(reference, values)
+        diff = np.max(np.abs(reference - values)) if reference.shape == values.shape else np.nan
+        print(f"bit-identical to {args.compare}: {same} (max abs diff {diff})")
+        if not same:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
