@@ -10,6 +10,10 @@ here); ``--period test`` trains on 2019-2022 and scores 2023 (reported once per 
     python experiments/day_ahead_neural.py gru --period val --seeds 0 1 2
     python experiments/day_ahead_neural.py gru --period val --set normalization=none
     python experiments/day_ahead_neural.py all --period test --seeds 0 1 2 --out results/x.csv
+    python experiments/day_ahead_neural.py hopfield --period test --with-linear 0.7
+
+``--with-linear W`` scores ``EnsembleForecaster`` of ``LinearLagForecaster`` (weight ``W``, same
+calendar settings) and the neural model (weight ``1 - W``).
 
 Prints one row per (model, seed) and the mean over seeds: MAPE, MAE, RMSE, bias (MW), fit
 seconds and peak RSS of the process.
@@ -26,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from forecast import EnsembleForecaster, LinearLagForecaster
 from forecast.backtest import backtest
 from forecast.datasets import load
 from forecast.models import get_estimator
@@ -62,16 +67,23 @@ def peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
-def run(name: str, settings: dict, seed: int, df: pd.DataFrame, period: str) -> dict:
+def run(
+    name: str, settings: dict, seed: int, df: pd.DataFrame, period: str, linear: float | None = None
+) -> dict:
     """Fit once on the years before the scored one, backtest the scored year."""
     params = dict(calendar=True, country="DE", timezone=TZ, random_state=seed) | settings
     estimator = get_estimator(name)(**params)
+    if linear is not None:
+        base = LinearLagForecaster(calendar=True, country="DE", timezone=TZ)
+        members = [("linear", base), (name, estimator)]
+        estimator = EnsembleForecaster(members, weights=[linear, 1.0 - linear])
     year = PERIODS[period][1]
     result = backtest(
         estimator, df, protocol="day-ahead", start=f"{year}-01-01", end=f"{year}-12-31", timezone=TZ
     )
     m = result.metrics.loc["overall"]
     fitted = result.estimator
+    fitted = fitted.estimators_[1] if linear is not None else fitted
     return {
         "model": name, "seed": seed, "mape": m["mape"], "mae": m["mae"], "rmse": m["rmse"],
         "bias": m["bias"], "fit_s": result.fit_seconds, "predict_s": result.predict_seconds,
@@ -88,6 +100,9 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--set", nargs="*", default=[], help="estimator settings key=value")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", help="append the rows to this CSV")
+    parser.add_argument(
+        "--with-linear", type=float, metavar="W", help="blend with LinearLag at weight W"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     models = FAMILIES if args.models == ["all"] else args.models
@@ -97,8 +112,9 @@ def main() -> None:  # noqa: D103
     for name in models:
         for seed in args.seeds:
             t0 = time.perf_counter()
-            row = run(name, settings, seed, df, args.period)
-            row |= {"period": args.period, "settings": " ".join(args.set),
+            row = run(name, settings, seed, df, args.period, args.with_linear)
+            blend = f" with-linear={args.with_linear}" if args.with_linear is not None else ""
+            row |= {"period": args.period, "settings": " ".join(args.set) + blend,
                     "wall_s": time.perf_counter() - t0}  # fmt: skip
             rows.append(row)
             print(pd.DataFrame([row]).to_string(index=False, float_format="%.3f"), flush=True)
