@@ -186,14 +186,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 args.input,
                 args.output,
                 args.horizon,
-                time_column=args.time_column,
-                timezone=args.timezone,
-                nan_policy=args.nan_policy,
                 quantiles=args.quantiles,
-                tracking_uri=args.tracking_uri,
-                track=not args.no_track,
-                experiment=args.experiment,
-                device=args.device,
+                **_run_options(args),
             )
     except (BatchError, ModelFormatError) as err:  # their messages name the file at fault
         message = str(err).replace(_API_HINT, "pass --nan-policy interpolate")
@@ -204,6 +198,19 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         return 1
     print(f"{result.path}\t{result.rows} rows\tsha256 {result.sha256}")
     return 0
+
+
+def _run_options(args: argparse.Namespace) -> dict:
+    """Keyword options that one-file and many-file batch runs share."""
+    return dict(
+        time_column=args.time_column,
+        timezone=args.timezone,
+        nan_policy=args.nan_policy,
+        tracking_uri=args.tracking_uri,
+        track=not args.no_track,
+        experiment=args.experiment,
+        device=args.device,
+    )
 
 
 def _cmd_partitions(args: argparse.Namespace) -> int:
@@ -219,13 +226,7 @@ def _cmd_partitions(args: argparse.Namespace) -> int:
                 engine=args.engine,
                 address=args.address,
                 num_cpus=args.num_cpus,
-                time_column=args.time_column,
-                timezone=args.timezone,
-                nan_policy=args.nan_policy,
-                tracking_uri=args.tracking_uri,
-                track=not args.no_track,
-                experiment=args.experiment,
-                device=args.device,
+                **_run_options(args),
             )
     except (BatchError, ModelFormatError, ValueError, ImportError) as err:
         print(f"forecast batch: error: {_first_line(err)}", file=sys.stderr)
