@@ -68,11 +68,24 @@ def peak_rss_gb() -> float:
 
 
 def run(
-    name: str, settings: dict, seed: int, df: pd.DataFrame, period: str, linear: float | None = None
+    name: str,
+    settings: dict,
+    seed: int,
+    df: pd.DataFrame,
+    period: str,
+    linear: float | None = None,
+    save: Path | None = None,
 ) -> dict:
-    """Fit once on the years before the scored one, backtest the scored year."""
+    """Fit once on the years before the scored one, backtest the scored year.
+
+    With ``save``, the scored forecasts go to ``save/<period>_<name>_<seed>.parquet`` (for
+    choosing blend weights on the validation year without refitting).
+    """
+    cls = get_estimator(name)
     params = dict(calendar=True, country="DE", timezone=TZ, random_state=seed) | settings
-    estimator = get_estimator(name)(**params)
+    if "random_state" not in cls._get_param_names():
+        params.pop("random_state")
+    estimator = cls(**params)
     if linear is not None:
         base = LinearLagForecaster(calendar=True, country="DE", timezone=TZ)
         members = [("linear", base), (name, estimator)]
@@ -82,6 +95,9 @@ def run(
         estimator, df, protocol="day-ahead", start=f"{year}-01-01", end=f"{year}-12-31", timezone=TZ
     )
     m = result.metrics.loc["overall"]
+    if save is not None:
+        save.mkdir(parents=True, exist_ok=True)
+        result.forecasts.to_parquet(save / f"{period}_{name}_{seed}.parquet")
     fitted = result.estimator
     fitted = fitted.estimators_[1] if linear is not None else fitted
     return {
@@ -100,6 +116,7 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--set", nargs="*", default=[], help="estimator settings key=value")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", help="append the rows to this CSV")
+    parser.add_argument("--save-forecasts", type=Path, metavar="DIR", help="keep the forecasts")
     parser.add_argument(
         "--with-linear", type=float, metavar="W", help="blend with LinearLag at weight W"
     )
@@ -112,7 +129,9 @@ def main() -> None:  # noqa: D103
     for name in models:
         for seed in args.seeds:
             t0 = time.perf_counter()
-            row = run(name, settings, seed, df, args.period, args.with_linear)
+            row = run(
+                name, settings, seed, df, args.period, args.with_linear, args.save_forecasts
+            )
             blend = f" with-linear={args.with_linear}" if args.with_linear is not None else ""
             row |= {"period": args.period, "settings": " ".join(args.set) + blend,
                     "wall_s": time.perf_counter() - t0}  # fmt: skip

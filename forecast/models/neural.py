@@ -28,14 +28,17 @@ from forecast.training import SCHEDULERS, TrainConfig, resolve_device, seeded, t
 # Parameters every neural estimator takes, with their defaults (same everywhere).
 COMMON_PARAMS = dict(
     context_length=168, horizon=24, hidden_size=64, num_layers=1, dropout=0.0,
-    windowing="sliding", tbptt_steps=None, strategy="direct", max_epochs=30, batch_size=64,
-    learning_rate=1e-3, optimizer="adam", weight_decay=0.0, lr_scheduler=None,
+    windowing="sliding", tbptt_steps=None, strategy="direct", max_epochs=30, batch_size=256,
+    learning_rate=2e-3, optimizer="adam", weight_decay=0.0, lr_scheduler=None,
     gradient_clip=1.0, validation_fraction=0.1, early_stopping_patience=5, device="auto",
     random_state=None, verbose=0, checkpoint_dir=None, future_covariates=None,
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
-    n_ensemble=1, train_origins=None, linear_skip="auto", quantiles=None,
+    n_ensemble=1, train_origins="auto", linear_skip="auto", quantiles=None,
 )  # fmt: skip
+
+# With train_origins="auto", at most this many steps (over all series) end a training window.
+AUTO_ORIGINS = 12_000
 
 # Parameters that may change between an interrupted fit and its resumption.
 _RESUMABLE = ("max_epochs", "early_stopping_patience", "verbose", "checkpoint_dir", "device")
@@ -122,9 +125,13 @@ class NeuralForecaster(BaseForecaster):
         Add a linear map from each target channel's normalised context to its forecast (a
         linear model on lags, learned jointly and initialised at zero) to the network's output.
         Needs sliding windows; ``"auto"``: on for sliding windows, off for truncated BPTT.
-    train_origins : None, int, str or list of str
+    train_origins : "auto", None, int, str or list of str
         Which steps may end the context of a training window. None: every step. An int
-        ``k``: every ``k``-th step (fewer, less redundant windows per epoch). ``"HH:MM"`` or
+        ``k``: every ``k``-th step (fewer, less redundant windows per epoch). ``"auto"``
+        (default): every step while the series hold at most ``AUTO_ORIGINS`` (12,000) steps
+        in all, else every ``k``-th step with the smallest ``k`` that keeps at most that
+        many (hourly 2019-2022: every 3rd hour; quarter-hours: every 12th step), so an
+        epoch costs about the same on long data; truncated BPTT always uses every step. ``"HH:MM"`` or
         a list of them: the steps that end at these local times (in ``timezone``, else the
         index's zone), as the origins of a forecast issued then; e.g. ``"12:00"`` trains on
         the origins of the day-ahead market protocol only. Validation windows are chosen
@@ -328,6 +335,12 @@ class NeuralForecaster(BaseForecaster):
     def _origin_masks(self, series: list[SeriesArrays]) -> list[np.ndarray] | None:
         """Per series, which steps may be the origin of a training window (None: all)."""
         spec = self.train_origins
+        if isinstance(spec, str) and spec == "auto":
+            total = sum(len(s.y) for s in series)
+            stride = -(-total // AUTO_ORIGINS)
+            if self.windowing != "sliding" or stride <= 1:
+                return None
+            spec = stride
         if spec is None:
             return None
         if isinstance(spec, numbers.Integral) and not isinstance(spec, bool) and spec >= 1:
@@ -339,8 +352,8 @@ class NeuralForecaster(BaseForecaster):
         }
         if not times or len(wanted) != len(set(times)):
             raise ValueError(
-                f"train_origins must be None, an int >= 1, 'HH:MM' or a list of 'HH:MM', got "
-                f"{spec!r}"
+                "train_origins must be 'auto', None, an int >= 1, 'HH:MM' or a list of 'HH:MM', "
+                f"got {spec!r}"
             )
         masks = []
         for s in series:

@@ -113,6 +113,25 @@ def test_train_origins_choose_the_window_ends():
         model._origin_masks([s])
 
 
+def test_train_origins_auto_thins_only_long_data(monkeypatch):
+    from forecast.base import SeriesArrays
+    from forecast.models import neural
+
+    index = pd.date_range("2024-01-01", periods=100, freq="h")
+    series = [SeriesArrays(key=k, y=np.zeros((100, 1)), index=index) for k in "ab"]
+    model = GRUForecaster(**TINY)
+    assert model.train_origins == "auto"
+    assert model._origin_masks(series) is None  # 200 steps, under the cap
+    monkeypatch.setattr(neural, "AUTO_ORIGINS", 70)  # 200 steps: every 3rd (ceil(200 / 70))
+    masks = model._origin_masks(series)
+    assert np.flatnonzero(masks[0])[:3].tolist() == [2, 5, 8]
+    assert sum(int(m.sum()) for m in masks) == 66 <= 70
+    monkeypatch.setattr(neural, "AUTO_ORIGINS", 100)  # exactly 2 x 100: every 2nd
+    assert sum(int(m.sum()) for m in model._origin_masks(series)) == 100
+    model.windowing = "tbptt"
+    assert model._origin_masks(series) is None  # streams read every step
+
+
 def test_train_origins_fit_fewer_windows_and_refuse_none():
     df = make_series(400, tz="Europe/Berlin")
     model = GRUForecaster(**TINY, timezone="Europe/Berlin", train_origins=["11:00", "12:00"])
