@@ -129,9 +129,7 @@ def main() -> None:  # noqa: D103
     for name in models:
         for seed in args.seeds:
             t0 = time.perf_counter()
-            row = run(
-                name, settings, seed, df, args.period, args.with_linear, args.save_forecasts
-            )
+            row = run(name, settings, seed, df, args.period, args.with_linear, args.save_forecasts)
             blend = f" with-linear={args.with_linear}" if args.with_linear is not None else ""
             row |= {"period": args.period, "settings": " ".join(args.set) + blend,
                     "wall_s": time.perf_counter() - t0}  # fmt: skip

@@ -26,6 +26,8 @@ from sklearn.base import clone
 from forecast import _validation as V
 from forecast import progress
 from forecast._backtest_metrics import resolve_metrics, score_tables
+from forecast._fit_cache import credited
+from forecast._fit_cache import fit as fit_once
 from forecast._quantiles import quantile_column
 from forecast._schedule import (
     Plan,
@@ -283,11 +285,10 @@ def run_fold(shared: tuple, job: tuple) -> tuple[list, dict, Any]:
     first = int(plan.origin_pos[chunk[0]])
     lo, hi = train_bounds(index, first, window, train_size)
     train = _slice(frames, kind, lo, hi)
-    fitted = clone(estimator)
     t0 = time.perf_counter()
-    with progress.fold(label, k, n_folds, _n_rows(train, kind)):
-        fitted.fit(train, callbacks=list(callbacks or []))
-    fit_s = time.perf_counter() - t0
+    with progress.fold(label, k, n_folds, _n_rows(train, kind)), credited() as reused:
+        fitted = fit_once(clone(estimator), train, callbacks)
+    fit_s = time.perf_counter() - t0 + reused[0]
     last_needed = index[int(plan.last_pos[chunk].max())]
     history = _slice(frames, kind, lo, last_needed)
     t0 = time.perf_counter()

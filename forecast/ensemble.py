@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from forecast import _validation as V
 from forecast._conformal_data import EpochsOnly
+from forecast._fit_cache import fit as fit_once
 from forecast.base import BaseForecaster, FrameLike
 
 
@@ -202,7 +203,7 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         for callback in callbacks:
             callback.on_fit_start(self)
         epochs = [EpochsOnly(c) for c in callbacks]
-        fitted = [clone(est).fit(self._own_columns(X, est), callbacks=epochs) for _, est in members]
+        fitted = [fit_once(clone(est), self._own_columns(X, est), epochs) for _, est in members]
         first = fitted[0]
         for (name, _), est in zip(members[1:], fitted[1:], strict=True):
             if list(est.columns_) != list(first.columns_):

@@ -128,15 +128,15 @@ class NeuralForecaster(BaseForecaster):
     train_origins : "auto", None, int, str or list of str
         Which steps may end the context of a training window. None: every step. An int
         ``k``: every ``k``-th step (fewer, less redundant windows per epoch). ``"auto"``
-        (default): every step while the series hold at most ``AUTO_ORIGINS`` (12,000) steps
-        in all, else every ``k``-th step with the smallest ``k`` that keeps at most that
-        many (hourly 2019-2022: every 3rd hour; quarter-hours: every 12th step), so an
-        epoch costs about the same on long data; truncated BPTT always uses every step. ``"HH:MM"`` or
-        a list of them: the steps that end at these local times (in ``timezone``, else the
-        index's zone), as the origins of a forecast issued then; e.g. ``"12:00"`` trains on
-        the origins of the day-ahead market protocol only. Validation windows are chosen
-        the same way. Sliding windows only weigh these origins; with truncated BPTT every
-        step is read but only these carry a loss.
+        (default): every step while the series hold at most ``AUTO_ORIGINS`` (12,000)
+        steps in all, else every ``k``-th step with the smallest ``k`` that keeps at most
+        that many (hourly 2019-2022: every 3rd hour; quarter-hours: every 12th step), so an
+        epoch costs about the same on long data; truncated BPTT reads every step.
+        ``"HH:MM"`` or a list of them: the steps that end at these local times (in
+        ``timezone``, else the index's zone), as the origins of a forecast issued then;
+        e.g. ``"12:00"`` trains on the origins of the day-ahead market protocol only.
+        Validation windows are chosen the same way. Sliding windows only weigh these
+        origins; with truncated BPTT every step is read but only these carry a loss.
     quantiles : tuple of float or None
         Sorted, distinct levels in (0, 1) such as ``(0.1, 0.5, 0.9)``: the head forecasts
         one value per level, trained with the pinball loss (early stopping watches the
