@@ -1,0 +1,108 @@
+"""Blend weights for the day-ahead models, chosen on the validation year, scored on the test year.
+
+Reads the forecasts ``experiments/day_ahead_neural.py --save-forecasts DIR`` keeps
+(``DIR/<period>_<model>_<seed>.parquet``; the models fitted on 2019-2021 forecast 2022, those
+fitted on 2019-2022 forecast 2023), finds the non-negative weights summing to 1 that minimise
+the MAPE of the weighted mean on 2022 (a linear programme: MAPE is a weighted sum of absolute
+errors), and applies them unchanged to the 2023 forecasts. The test year is read only to
+score the weights fixed on 2022.
+
+    python experiments/day_ahead_blend.py --dir runs/fc
+    python experiments/day_ahead_blend.py --dir runs/fc --members linear-lag hopfield gru
+
+Prints, per member and for the blend: weight, MAPE on 2022, and on 2023 MAPE, bias (MW) and
+the MAPE on German holidays, bridge days and the Christmas week.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy.optimize import linprog
+
+from forecast._special_days import special_mask
+
+TZ = "Europe/Berlin"
+
+
+def read(folder: Path, period: str, members: list[str], seed: int) -> pd.DataFrame:
+    """One column of forecasts per member plus ``y_true``, on the shared (origin, time) rows."""
+    columns, truth = {}, None
+    for name in members:
+        frame = pd.read_parquet(folder / f"{period}_{name}_{seed}.parquet")
+        frame = frame.set_index(["origin", "time"]).sort_index()
+        columns[name] = frame["y_pred"]
+        truth = frame["y_true"] if truth is None else truth
+    table = pd.DataFrame(columns).join(truth).dropna()
+    if len(table) != len(truth):
+        raise ValueError(f"{period}: members cover different (origin, time) rows")
+    return table
+
+
+def mape_weights(forecasts: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Weights ``w >= 0``, ``sum(w) = 1`` minimising ``mean(|truth - forecasts @ w| / truth)``.
+
+    Variables ``[w (k), e (n)]`` with ``e_i >= |truth_i - f_i @ w| / truth_i``; minimise
+    ``sum(e)``.
+    """
+    n, k = forecasts.shape
+    scaled = forecasts / truth[:, None]
+    ones = np.ones(n)
+    eye = -sparse.identity(n, format="csr")
+    part = sparse.csr_matrix(scaled)
+    upper = sparse.bmat([[-part, eye], [part, eye]], format="csr")  # +-(1 - f w / y) <= e
+    bound = np.concatenate([-ones, ones])
+    cost = np.concatenate([np.zeros(k), ones / n])
+    equal = np.concatenate([np.ones(k), np.zeros(n)])[None, :]
+    solution = linprog(cost, A_ub=upper, b_ub=bound, A_eq=equal, b_eq=[1.0], method="highs")
+    if not solution.success:
+        raise RuntimeError(f"blend weights: {solution.message}")
+    return np.clip(solution.x[:k], 0.0, None) / np.clip(solution.x[:k], 0.0, None).sum()
+
+
+def scores(pred: pd.Series, truth: pd.Series, special: np.ndarray) -> dict:
+    """MAPE %, bias MW and special-day MAPE % of one forecast column."""
+    error = pred.to_numpy() - truth.to_numpy()
+    ape = 100 * np.abs(error) / truth.to_numpy()
+    return {"mape": ape.mean(), "bias": error.mean(), "mape_special": ape[special].mean()}
+
+
+def main() -> None:  # noqa: D103
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path, required=True, help="folder of saved forecasts")
+    parser.add_argument("--members", nargs="+", help="model names (default: all in --dir)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, help="write the table as markdown here")
+    args = parser.parse_args()
+    members = args.members or sorted(
+        {p.stem.split("_")[1] for p in args.dir.glob(f"val_*_{args.seed}.parquet")}
+        & {p.stem.split("_")[1] for p in args.dir.glob(f"test_*_{args.seed}.parquet")}
+    )
+    val = read(args.dir, "val", members, args.seed)
+    test = read(args.dir, "test", members, args.seed)
+    weights = mape_weights(val[members].to_numpy(), val["y_true"].to_numpy())
+    val["blend"] = val[members].to_numpy() @ weights
+    test["blend"] = test[members].to_numpy() @ weights
+    special = special_mask(test.index.get_level_values("time"), "holidays-DE", TZ)
+    rows = []
+    for name, weight in [*zip(members, weights, strict=True), ("blend", 1.0)]:
+        val_mape = scores(val[name], val["y_true"], np.ones(len(val), bool))["mape"]
+        rows.append(
+            {"model": name, "weight": weight, "val_mape": val_mape}
+            | scores(test[name], test["y_true"], special)
+        )
+    table = pd.DataFrame(rows).set_index("model")
+    text = table.to_markdown(floatfmt=".3f")
+    print(text)
+    print(f"\n{len(val)} validation values (2022), {len(test)} test values (2023), "
+          f"{int(special.sum())} on special days")  # fmt: skip
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
