@@ -222,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = command_parser(
         sub,
         "demo",
-        "the main experiment's path on Victoria's demand: backtest, MLflow champion, batch",
+        "the main experiment's path, small, on Victoria's demand",
         ["forecast demo", "forecast demo --out /tmp/demo --quick --seed 1"],
     )
     demo.add_argument(

@@ -170,7 +170,6 @@ def run_demo(
 
     started = time.perf_counter()
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     spec = demo_spec(out, quick=quick, seed=seed)
     tracking = spec["tracking"]
     table = run_spec(spec, out / "results", progress=progress)
