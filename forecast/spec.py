@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -90,26 +91,55 @@ def read_spec(path: str | Path) -> dict:
         spec = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"{path}: not valid TOML: {err}") from err
+    return check_spec(spec, path, name=path.stem)
+
+
+def check_spec(spec: dict, source: str | Path = "spec", *, name: str | None = None) -> dict:
+    """Check an experiment spec given as a dict (as :func:`read_spec` returns it).
+
+    Parameters
+    ----------
+    spec : dict
+        The parsed TOML tables; not modified.
+    source : str or Path
+        Where the spec came from, the prefix of every error message.
+    name : str, optional
+        Default of the spec's ``name``; without one the spec must have a ``name``.
+
+    Returns
+    -------
+    dict
+        A shallow copy of ``spec`` with ``name`` set.
+
+    Raises
+    ------
+    ValueError
+        If a table is missing, unknown or invalid; the message starts with ``source``.
+    """
+    spec = dict(spec)
     unknown = set(spec) - _TOP_KEYS
     if unknown:
         raise ValueError(
-            f"{path}: unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}"
+            f"{source}: unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}"
         )
     for section in ("data", "models"):
         if not isinstance(spec.get(section), dict) or not spec[section]:
-            raise ValueError(f"{path}: the [{section}] table is missing or empty")
-    for name, params in spec["models"].items():
+            raise ValueError(f"{source}: the [{section}] table is missing or empty")
+    for key, params in spec["models"].items():
         if not isinstance(params, dict) or "model" not in params:
-            raise ValueError(f'{path}: [models.{name}] needs a `model` key (e.g. model = "lstm")')
-    _check_backtest(path, spec.get("backtest", {}))
-    _check_tracking(path, spec.get("tracking", {}), spec.get("backtest", {}))
+            raise ValueError(f'{source}: [models.{key}] needs a `model` key (e.g. model = "lstm")')
+    _check_backtest(source, spec.get("backtest", {}))
+    _check_tracking(source, spec.get("tracking", {}), spec.get("backtest", {}))
     if "tune" in spec:
-        _check_tune(path, spec)
-    spec.setdefault("name", path.stem)
+        _check_tune(source, spec)
+    if name is not None:
+        spec.setdefault("name", name)
+    if not isinstance(spec.get("name"), str) or not spec["name"]:
+        raise ValueError(f"{source}: the spec needs a non-empty string `name`")
     return spec
 
 
-def _check_backtest(path: Path, backtest: dict) -> None:
+def _check_backtest(path: str | Path, backtest: dict) -> None:
     if "special_days" in backtest:
         from forecast._special_days import check_special_days
 
@@ -119,7 +149,7 @@ def _check_backtest(path: Path, backtest: dict) -> None:
             raise ValueError(f"{path}: [backtest] {err}") from err
 
 
-def _check_tracking(path: Path, tracking: dict, backtest: dict) -> None:
+def _check_tracking(path: str | Path, tracking: dict, backtest: dict) -> None:
     """Check the [tracking] table before anything runs (a bad `select` would fail last)."""
     from forecast.backtest import DEFAULT_METRICS
     from forecast.tracking.champion import check_select
@@ -151,7 +181,7 @@ def _check_tracking(path: Path, tracking: dict, backtest: dict) -> None:
         raise ValueError(f"{path}: [tracking] {err}") from err
 
 
-def _check_tune(path: Path, spec: dict) -> None:
+def _check_tune(path: str | Path, spec: dict) -> None:
     """Check the [tune] table (see :mod:`forecast.parallel.space`); Ray is not needed."""
     from forecast.parallel.space import parse_tune
 
@@ -304,7 +334,7 @@ def _build_ensemble(name: str, params: dict, built: dict, ensembles: set) -> Any
 
 
 def run_spec(
-    path: str | Path, output: str | Path | None = None, *, progress: bool = True
+    path: str | Path | Mapping, output: str | Path | None = None, *, progress: bool = True
 ) -> pd.DataFrame:
     """Run the comparison an experiment spec describes and write its results.
 
@@ -315,8 +345,10 @@ def run_spec(
 
     Parameters
     ----------
-    path : str or Path
-        TOML spec (see the module docstring).
+    path : str, Path or dict
+        TOML spec (see the module docstring), or its tables as a dict (checked with
+        :func:`check_spec`; it needs a ``name``), e.g. a packaged spec with settings
+        changed, as ``forecast demo`` runs it.
     output : str or Path, optional
         Results folder; default the spec's ``output`` or ``experiments/results/<name>``.
     progress : bool
@@ -330,7 +362,7 @@ def run_spec(
     """
     from forecast.compare import compare
 
-    spec = read_spec(path)
+    spec = check_spec(path) if isinstance(path, Mapping) else read_spec(path)
     models = build_models(spec["models"])
     data = load_data(spec["data"])
     _log.info(

@@ -187,3 +187,29 @@ def test_select_may_be_a_special_day_metric_and_special_days_are_checked(tmp_pat
     bad = body.replace("holidays-DE", "holidays-Germany")
     with pytest.raises(ValueError, match=r"\[backtest\] special_days='holidays-Germany'"):
         read_spec(write_spec(tmp_path, bad))
+
+
+def test_run_spec_takes_the_tables_as_a_dict(tmp_path, load_csv):
+    import tomllib
+
+    tables = tomllib.loads(SPEC.format(csv=load_csv))
+    from_dict = run_spec(tables, tmp_path / "d")
+    from_file = run_spec(write_spec(tmp_path, SPEC.format(csv=load_csv)), tmp_path / "f")
+    pd.testing.assert_frame_equal(
+        from_dict.drop(columns=from_dict.filter(regex="seconds|rss").columns),
+        from_file.drop(columns=from_file.filter(regex="seconds|rss").columns),
+    )
+    assert (tmp_path / "d" / "comparison.csv").is_file()
+    assert tables["models"]["weekly"] == {"model": "seasonal-naive", "season": "7D"}  # unchanged
+
+
+def test_check_spec_names_its_source_and_needs_a_name():
+    from forecast.spec import check_spec
+
+    tables = {"data": {"path": "a.csv"}, "models": {"a": {"model": "naive"}}}
+    with pytest.raises(ValueError, match=r"^packaged demo: the spec needs a non-empty string"):
+        check_spec(tables, "packaged demo")
+    assert check_spec(tables, name="x")["name"] == "x"
+    assert "name" not in tables  # a copy is returned
+    with pytest.raises(ValueError, match=r"^spec: \[tracking\] register needs enabled = true"):
+        check_spec({**tables, "name": "x", "tracking": {"register": "m"}})
