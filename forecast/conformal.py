@@ -205,7 +205,11 @@ class ConformalForecaster(BaseForecaster):
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y=None, *, callbacks=None) -> ConformalForecaster:
-        """Calibrate (static: on the end of ``X``), then fit the estimator on all of ``X``.
+        """Fit the estimator on all of ``X`` and calibrate its intervals.
+
+        Static mode: calibrate first on the end of ``X`` (a clone fitted before it). Rolling
+        mode: fit once, then tabulate the window before the end of ``X`` (what ``predict``
+        without history uses).
 
         Parameters
         ----------
