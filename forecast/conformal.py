@@ -1,20 +1,30 @@
 """Conformal prediction intervals around any estimator's point forecasts.
 
 :class:`ConformalForecaster` wraps an estimator (neural, baseline or the external forecast
-column). ``fit`` runs a rolling-origin backtest over a calibration period at the end of the
-data: a clone of the estimator is fitted on the data before the period, forecasts it from
-origins every ``stride`` steps (each forecast sees only data up to its origin), and the
-residuals are kept per forecast step and per hour of day (split conformal; the table is in
-:mod:`forecast._conformal_table`). Then the estimator is refitted on all the data for the
-point forecasts. Intervals are the point forecast plus calibrated residual quantiles.
+column). Intervals are the point forecast plus conformal quantiles of past residuals, kept
+per forecast step and per hour of day (the table is in :mod:`forecast._conformal_table`).
+Where the residuals come from is the calibration mode:
+
+- static (``window=None``, the default): ``fit`` runs a rolling-origin backtest over a
+  calibration period at the end of the data: a clone of the estimator is fitted on the data
+  before the period and forecasts it from origins every ``stride`` steps (each forecast sees
+  only data up to its origin). Then the estimator is refitted on all the data for the point
+  forecasts, and every later forecast uses that one calibration.
+- rolling (``window="56D"``, say): the estimator is fitted once, on all the data; the
+  interval of a forecast issued at origin ``t`` uses the residuals of that fitted model's
+  forecasts from the origins ``t - k * stride`` in the ``window`` before ``t`` whose whole
+  horizon is observed by ``t`` (see :mod:`forecast._conformal_rolling`), forecast from the
+  history passed to ``predict(history=...)``/``predict_origins``. The calibration follows
+  the seasons and level shifts of the errors with a lag of about the window; the residuals
+  of origins before the fit end are in-sample for the point model.
 
 With ``adaptive=True`` the miscoverage level follows adaptive conformal inference (ACI,
-Gibbs & Candes 2021): for each forecast issued after the fit whose whole horizon has been
-observed, ``alpha_t <- alpha_t + gamma * (alpha - miss_t)``, ``miss_t`` the fraction of its
-values outside the interval. It is replayed from the end of the fit over the data passed to
-``predict(history=...)``/``predict_origins`` (forecasts from origins ``stride`` steps apart),
-so forecasts stay a pure function of the fitted state and the data, and never use a value
-after their origin.
+Gibbs & Candes 2021) on top of either mode: for each forecast issued after the fit whose
+whole horizon has been observed, ``alpha_t <- alpha_t + gamma * (alpha - miss_t)``, ``miss_t``
+the fraction of its values outside its interval. It is replayed from the end of the fit over
+the data passed to ``predict(history=...)``/``predict_origins`` (forecasts from origins
+``stride`` steps apart), so forecasts stay a pure function of the fitted state and the data,
+and never use a value after their origin.
 """
 
 from __future__ import annotations
@@ -27,9 +37,13 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from forecast import _validation as V
-from forecast._conformal_data import EpochsOnly, actuals, series_index, slice_series, union_index
-from forecast._conformal_table import ScoreTable, aci_path, bounds, build_table, min_scores
+from forecast._conformal_data import EpochsOnly, series_index, union_index
+from forecast._conformal_rolling import fit_end_tables, parse_window, rolling_levels
+from forecast._conformal_static import static_forecasts, static_levels, static_table
+from forecast._conformal_table import ScoreTable, bounds
+from forecast._fit_cache import fit as fit_once
 from forecast._quantiles import (
+    DIGITS,
     central_levels,
     check_coverage,
     quantile_column,
@@ -52,16 +66,26 @@ class ConformalForecaster(BaseForecaster):
         ``c`` gives the quantile levels ``(1 - c) / 2`` and ``(1 + c) / 2``, so ``0.8``
         gives the columns ``<column>_q0.1`` and ``<column>_q0.9``.
     calibration : float, int or str
-        Length of the calibration period at the end of the fit data: a fraction of its
-        rows (float in (0, 1)), a number of rows (int) or a duration such as ``"365D"``.
+        Static mode: length of the calibration period at the end of the fit data: a fraction
+        of its rows (float in (0, 1)), a number of rows (int) or a duration such as
+        ``"365D"``. Not used with ``window``.
+    window : str or Timedelta, optional
+        Rolling mode: calibrate the forecast issued at origin ``t`` on the forecasts from
+        the origins ``t - k * stride`` within this duration before ``t`` (e.g. ``"56D"``)
+        whose whole ``horizon`` is observed by ``t``. ``predict(history=...)`` and
+        ``predict_origins`` then need history from ``window`` plus the estimator's context
+        before each origin (with ``adaptive``, before the end of the fit data); ``predict``
+        without history uses the window before the end of the fit data. None (default):
+        static calibration.
     horizon : int, optional
         Steps ahead the intervals are calibrated for (forecasts may not go further).
         Default: the estimator's ``horizon`` parameter, else 24.
     stride : int
         Steps between calibration origins (and between the forecasts replayed by
-        ``adaptive``). Origins lie whole strides before the end of the fit data, so with a
-        one-day stride they share its clock time: in a day-ahead backtest, that of the
-        forecasts scored.
+        ``adaptive``). Static origins lie whole strides before the end of the fit data, so
+        with a one-day stride they share its clock time: in a day-ahead backtest, that of the
+        forecasts scored. Rolling origins lie whole strides before each forecast's origin,
+        on the local clock of ``timezone`` (or the data's zone) when a stride is whole days.
     method : {"signed", "symmetric"}
         ``"signed"``: bounds are quantiles of the signed residuals (asymmetric intervals
         that absorb a bias); ``"symmetric"``: the point forecast plus/minus a quantile of
@@ -76,7 +100,8 @@ class ConformalForecaster(BaseForecaster):
     gamma : float
         ACI step size.
     timezone : str, optional
-        Time zone of the hour groups (default: the data's own zone, or naive clock time).
+        Time zone of the hour groups and of the rolling origins' clock (default: the
+        data's own zone, or naive clock time).
 
     Attributes
     ----------
@@ -92,7 +117,9 @@ class ConformalForecaster(BaseForecaster):
     calibration_start_, fit_end_ : Timestamp
         First calibration origin and the last timestamp of the fit data.
     n_calibration_ : int
-        Calibration residuals (values) used.
+        Calibration residuals (values) used. In rolling mode ``scores_``, ``counts_``,
+        ``groups_``, ``calibration_start_`` and ``n_calibration_`` describe the window before
+        the end of the fit data (what ``predict`` without history uses).
 
     Examples
     --------
@@ -101,6 +128,7 @@ class ConformalForecaster(BaseForecaster):
     >>> fc = model.fit(df).predict(24, quantiles=True)  # doctest: +SKIP
     >>> list(fc.columns)  # doctest: +SKIP
     ['load', 'load_q0.025', 'load_q0.1', 'load_q0.9', 'load_q0.975']
+    >>> rolling = ConformalForecaster(SeasonalNaive(season="7D"), window="56D", stride=24)
     """
 
     def __init__(
@@ -109,6 +137,7 @@ class ConformalForecaster(BaseForecaster):
         *,
         coverage=0.8,
         calibration=0.2,
+        window=None,
         horizon=None,
         stride=1,
         method="signed",
@@ -121,6 +150,7 @@ class ConformalForecaster(BaseForecaster):
         self.estimator = estimator
         self.coverage = coverage
         self.calibration = calibration
+        self.window = window
         self.horizon = horizon
         self.stride = stride
         self.method = method
@@ -145,6 +175,7 @@ class ConformalForecaster(BaseForecaster):
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
         if not (isinstance(self.gamma, numbers.Real) and 0 < self.gamma < 1):
             raise ValueError(f"gamma must be in (0, 1), got {self.gamma!r}")
+        parse_window(self.window)
 
     def _steps_ahead(self) -> int:
         if self.horizon is not None:
@@ -153,7 +184,9 @@ class ConformalForecaster(BaseForecaster):
         return int(inner) if isinstance(inner, numbers.Integral) and inner >= 1 else 24
 
     def _alphas(self) -> np.ndarray:
-        return 1.0 - np.asarray(check_coverage(self.coverage))
+        # rounded so that 1 - 0.8 is 0.2: order-statistic ranks such as (n + 1) * alpha / 2
+        # land on integers where the arithmetic says they do
+        return np.round(1.0 - np.asarray(check_coverage(self.coverage)), DIGITS)
 
     def _quantile_levels(self) -> tuple[float, ...]:
         return tuple(getattr(self, "levels_", ()))
@@ -172,7 +205,11 @@ class ConformalForecaster(BaseForecaster):
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y=None, *, callbacks=None) -> ConformalForecaster:
-        """Calibrate on the end of ``X``, then fit the estimator on all of ``X``.
+        """Fit the estimator on all of ``X`` and calibrate its intervals.
+
+        Static mode: calibrate first on the end of ``X`` (a clone fitted before it). Rolling
+        mode: fit once, then tabulate the window before the end of ``X`` (what ``predict``
+        without history uses).
 
         Parameters
         ----------
@@ -193,25 +230,12 @@ class ConformalForecaster(BaseForecaster):
         frames, kind = V.split_series(X, "X")
         index = union_index(frames)
         horizon = self._steps_ahead()
-        rows = self._calibration_rows(index)
-        stride = int(self.stride)
-        # whole strides before the end, so a daily stride keeps the clock time of the fit end
-        last = len(index) - 1 - stride * -(-horizon // stride)
-        positions = np.arange(last, len(index) - rows - 1, -stride)[::-1]
-        if len(positions) == 0 or positions[0] < 1:
-            raise ValueError(
-                f"calibration={self.calibration!r} ({rows} rows) leaves no origin with "
-                f"{horizon} steps ahead before the end of X at {index[-1]}; lengthen the data "
-                "or the calibration period"
-            )
-        first = index[positions[0]]
-        cal_model = clone(self.estimator).fit(slice_series(frames, kind, index[0], first))
-        origins = index[positions]
-        pred = cal_model.predict_origins(X, origins, horizon, max_horizon=None)
+        if self.window is None:
+            pred, first = static_forecasts(self, X, frames, kind, index, horizon)
         for callback in callbacks:
             callback.on_fit_start(self)
         epochs = [EpochsOnly(c) for c in callbacks]
-        self.estimator_ = clone(self.estimator).fit(X, callbacks=epochs)
+        self.estimator_ = fit_once(clone(self.estimator), X, epochs)
         est = self.estimator_
         self.columns_, self.freq_, self.tz_ = est.columns_, est.freq_, est.tz_
         self.input_kind_, self.index_name_ = est.input_kind_, getattr(est, "index_name_", None)
@@ -220,60 +244,18 @@ class ConformalForecaster(BaseForecaster):
         self.series_keys_ = list(frames)
         self.levels_ = central_levels(check_coverage(self.coverage))
         self.fit_end_ = index[-1]
-        self.calibration_start_ = first
         self.steps_ = horizon
         self.sub_daily_ = pd.Timedelta(index[1] - index[0]) < pd.Timedelta("1D")
-        table, n = self._calibrate(pred, frames, kind, index)
+        if self.window is None:
+            table, n = static_table(self, pred, frames, kind, index)
+        else:
+            table, n, first = fit_end_tables(self, frames)
+        self.calibration_start_ = first
         self.scores_, self.counts_, self.groups_ = table.table, table.counts, table.group
         self.n_calibration_ = n
         for callback in callbacks:
             callback.on_fit_end(self)
         return self
-
-    def _calibration_rows(self, index: pd.DatetimeIndex) -> int:
-        value, n = self.calibration, len(index)
-        if isinstance(value, float) and 0 < value < 1:
-            return int(round(n * value))
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
-            return int(value)
-        if isinstance(value, str):
-            try:
-                span = pd.Timedelta(value)
-            except ValueError:
-                span = None
-            if span is not None and span > pd.Timedelta(0):
-                return int(np.sum(index > index[-1] - span))
-        raise ValueError(
-            f"calibration must be a fraction in (0, 1), a number of rows or a duration such as "
-            f"'365D', got {value!r}"
-        )
-
-    def _calibrate(self, pred: pd.DataFrame, frames: dict, kind: str, index) -> tuple:
-        keys, columns = self.series_keys_, list(self.columns_)
-        truth = actuals(pred, frames, kind, columns)
-        fc = pred[columns].to_numpy(dtype=float)
-        steps = index.get_indexer(pd.DatetimeIndex(pred[V.TIME_COLUMN])) - index.get_indexer(
-            pd.DatetimeIndex(pred["origin"])
-        )
-        series = series_index(pred, kind, keys)
-        hours = self._hours(pred[V.TIME_COLUMN])
-        resid = truth - fc  # (n, C)
-        ok = np.isfinite(resid)
-        n_rows, n_c = resid.shape
-        channel = np.broadcast_to(np.arange(n_c), resid.shape)
-        step = np.broadcast_to((steps - 1)[:, None], resid.shape) if self.per_step else 0 * channel
-        shape = (len(keys), n_c, self.steps_ if self.per_step else 1, 24 if self._hourly() else 1)
-        table = build_table(
-            resid[ok],
-            np.broadcast_to(series[:, None], resid.shape)[ok],
-            channel[ok],
-            np.asarray(step)[ok],
-            np.broadcast_to(hours[:, None], resid.shape)[ok],
-            shape,
-            self.method,
-            min_scores(self._alphas(), self.method),
-        )
-        return table, int(ok.sum())
 
     def _hourly(self) -> bool:
         return bool(self.by_hour and self.sub_daily_)
@@ -294,7 +276,9 @@ class ConformalForecaster(BaseForecaster):
 
         Parameters are those of :meth:`forecast.base.BaseForecaster.predict`; ``quantiles``
         True adds ``<column>_q<level>`` for every level of ``coverage`` (a tuple: those
-        levels). The point column is the estimator's forecast, not a median.
+        levels). The point column is the estimator's forecast, not a median. In rolling mode
+        the intervals are calibrated on the window before the last timestamp of
+        ``history`` (without history: before the end of the fit data).
         """
         check_is_fitted(self, "estimator_")
         levels = select_levels(quantiles, self.levels_, type(self).__name__)
@@ -305,21 +289,23 @@ class ConformalForecaster(BaseForecaster):
             return point
         self._check_horizon(horizon)
         parts, kind = V.split_series(point, "forecast")
-        hist = None if history is None else V.split_series(history, "history")[0]
+        hist = {} if history is None else V.split_series(history, "history")[0]
         out = {}
         for key, frame in parts.items():
-            k = self._series(key)
-            alpha = self._alpha_at(hist, key, [frame.index[0] - self.freq_])
+            origin = pd.DatetimeIndex([frame.index[0] - self.freq_])
+            table, gk, alpha = self._calibration_at(hist.get(key), key, origin)
             steps = np.arange(len(frame))
-            bands = self._bands(frame.to_numpy(float), k, steps, frame.index, alpha, levels)
+            values = frame.to_numpy(float)
+            bands = self._bands(values, table, gk[0], steps, frame.index, alpha, levels)
             out[key] = pd.concat([frame, pd.DataFrame(bands, index=frame.index)], axis=1)
         return V.join_series(out, kind)
 
     def predict_origins(self, data, origins, horizon, *, quantiles=None, max_horizon=V.MAX_HORIZON):
         """Forecast from many origins (see the base class), with interval columns.
 
-        The adaptive level at each origin is replayed from the forecasts issued after the
-        fit whose horizon has been observed by that origin.
+        In rolling mode each origin's intervals are calibrated on the forecasts in the
+        window before it. The adaptive level at each origin is replayed from the forecasts
+        issued after the fit whose horizon has been observed by that origin.
         """
         check_is_fitted(self, "estimator_")
         levels = select_levels(quantiles, self.levels_, type(self).__name__)
@@ -331,14 +317,23 @@ class ConformalForecaster(BaseForecaster):
         series = series_index(pred, kind, self.series_keys_)
         origin = pd.DatetimeIndex(pred["origin"])
         step = np.tile(np.arange(horizon), len(pred) // horizon)
-        alpha = np.broadcast_to(self._alphas(), (len(pred), len(self._alphas()))).copy()
-        if self.adaptive:
-            for key in frames:
-                rows = np.flatnonzero(series == self._series(key))
-                alpha[rows] = self._alpha_at(frames, key, origin[rows])
+        times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
         values = pred[list(self.columns_)].to_numpy(float)
-        bands = self._bands(values, series, step, pred[V.TIME_COLUMN], alpha, levels)
-        return pd.concat([pred, pd.DataFrame(bands, index=pred.index)], axis=1)
+        names = [quantile_column(c, q) for c in self.columns_ for q in levels]
+        out = pd.DataFrame(np.nan, index=pred.index, columns=names)
+        for key, frame in frames.items():
+            rows = np.flatnonzero(series == self._series(key))
+            if len(rows) == 0:
+                continue
+            queries = origin[rows].unique().sort_values()
+            table, gk, alpha = self._calibration_at(frame, key, queries)
+            q = queries.get_indexer(origin[rows])
+            bands = self._bands(
+                values[rows], table, gk[q], step[rows], times[rows], alpha[q], levels
+            )
+            for name, column in bands.items():
+                out.iloc[rows, out.columns.get_loc(name)] = column
+        return pd.concat([pred, out], axis=1)
 
     def _check_horizon(self, horizon: int) -> None:
         if horizon > self.steps_:
@@ -354,17 +349,19 @@ class ConformalForecaster(BaseForecaster):
             )
         return self.series_keys_.index(key)
 
-    def _bands(self, values, series, steps, times, alpha, levels) -> dict:
-        """Interval columns for rows of point forecasts ``values`` (n, C)."""
+    def _bands(self, values, table, gk, steps, times, alpha, levels) -> dict:
+        """Interval columns for rows of point forecasts ``values`` (n, C).
+
+        Row ``i`` is scored by the groups ``table.group[gk[i]]`` at level ``alpha[i]``.
+        """
         n, n_c = values.shape
         alpha = np.broadcast_to(alpha, (n, len(self._alphas())))
         hours = self._hours(times)
         step = np.asarray(steps) if self.per_step else np.zeros(n, dtype=np.int64)
-        table = ScoreTable(self.scores_, self.counts_, self.groups_)
         wanted = set(levels)
         out = {}
         for c, column in enumerate(self.columns_):
-            g = self.groups_[series, c, step, hours]  # (n,)
+            g = table.group[gk, c, step, hours]  # (n,)
             for i, cov in enumerate(check_coverage(self.coverage)):
                 lo_level, hi_level = central_levels((cov,))
                 low, high = bounds(table, g, alpha[:, i], self.method)
@@ -375,41 +372,23 @@ class ConformalForecaster(BaseForecaster):
         ordered = [quantile_column(c, q) for c in self.columns_ for q in levels]
         return {name: out[name] for name in ordered}
 
-    # ------------------------------------------------------------- adaptive
-    def _alpha_at(self, frames, key, origins) -> np.ndarray:
-        """ACI levels ``(len(origins), n_coverages)`` for forecasts issued at ``origins``.
+    # ----------------------------------------------------------- calibration
+    def _calibration_at(self, frame, key, queries) -> tuple:
+        """``(table, gk, alpha)`` for forecasts issued at ``queries`` from series ``key``.
 
-        Nominal levels unless ``adaptive``; else the levels after every replayed forecast
-        (issued from the fit end every ``stride`` steps) whose horizon ends by the origin.
+        ``table.group[gk[j]]`` holds the groups of query ``j`` and ``alpha[j]`` its levels.
+        ``frame`` None: the fitted table (rolling: the window before the fit end) and the
+        nominal levels.
         """
-        origins = pd.DatetimeIndex(origins)
-        alphas = self._alphas()
-        out = np.broadcast_to(alphas, (len(origins), len(alphas))).copy()
-        if not self.adaptive or frames is None or key not in frames:
-            return out
-        frame = frames[key]
-        step = pd.Timedelta(self.freq_)
-        horizon = self.steps_
-        replay = pd.date_range(
-            self.fit_end_, origins.max() - horizon * step, freq=self.stride * step
-        )
-        replay = replay[replay.isin(frame.index)]
-        positions = frame.index.get_indexer(replay)
-        replay = replay[positions + 1 >= self.estimator_._min_history()]
-        if len(replay) == 0:
-            return out
-        data = frame.loc[: origins.max()]
-        pred = self.estimator_.predict_origins(data, replay, horizon, max_horizon=None)
-        columns = list(self.columns_)
-        times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
-        truth = data[columns].reindex(times).to_numpy(float)
-        values = pred[columns].to_numpy(float)
         k = self._series(key)
-        steps = np.tile(np.arange(horizon), len(replay)) if self.per_step else np.zeros(len(pred))
-        hours = self._hours(times)
-        table = ScoreTable(self.scores_, self.counts_, self.groups_)
-        groups = self.groups_[k][:, steps.astype(np.int64), hours]  # (C, n)
-        path = aci_path(table, groups, truth.T, values.T, horizon, alphas, self.gamma, self.method)
-        known = replay + horizon * step  # the last value of forecast j is observed then
-        done = np.searchsorted(known.asi8, origins.asi8, side="right")  # forecasts seen
-        return path[done]
+        fitted = ScoreTable(self.scores_, self.counts_, self.groups_)
+        nominal = np.broadcast_to(self._alphas(), (len(queries), len(self._alphas()))).copy()
+        if frame is None:
+            return fitted, np.full(len(queries), k), nominal
+        if self.window is None:
+            return fitted, np.full(len(queries), k), static_levels(self, frame, key, queries)
+        table, alpha, _ = rolling_levels(self, frame, key, queries)
+        return table, np.arange(len(queries)), alpha
+
+    def _clock(self) -> str | None:
+        return self.timezone or self.tz_
