@@ -209,6 +209,16 @@ def command_parser(
     )
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``forecast`` command."""
     parser = argparse.ArgumentParser(
@@ -216,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--threads",
+        type=_positive_int,
+        metavar="N",
+        help="torch threads per process (default: torch's, one per core); 1 on a machine "
+        "shared with other jobs, where more threads than free cores slow training many times",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -385,6 +402,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``forecast`` command and return its exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
     try:
         return int(args.func(args) or 0)
     except (ValueError, TypeError, KeyError, OSError, ImportError) as err:

@@ -235,3 +235,23 @@ def test_missing_dataset_message_says_how_to_get_it(tmp_path, name, hint):
         load(name, data_dir=tmp_path)
     assert str(err.value).endswith(hint) or hint in str(err.value)
     assert "with see" not in str(err.value)
+
+
+def test_threads_option_sets_torch_threads_before_the_command(tmp_path, capsys):
+    import torch
+
+    before = torch.get_num_threads()
+    path = tmp_path / "load.csv"
+    make_series(24 * 10).to_csv(path, index_label="time")
+    out = tmp_path / "m"
+    seen = []
+    try:
+        argv = ["--threads", "1", "fit", "--data", str(path), "--model", "seasonal-naive"]
+        assert main([*argv, "--out", str(out)]) == 0
+        seen.append(torch.get_num_threads())
+    finally:
+        torch.set_num_threads(before)
+    assert seen == [1]
+    with pytest.raises(SystemExit):
+        main(["--threads", "0", "fit", "--data", str(path)])
+    assert "expected a whole number >= 1, got '0'" in capsys.readouterr().err
