@@ -462,8 +462,9 @@ def param_nan_policy(tmp_path):
 @case(
     ValueError,
     r"series 'k': too little history: 7 rows, but at least 8 are needed \(one "
-    r"training window of context_length=4 \+ horizon=2, then a validation tail of 2 step\(s\)"
-    r": validation_fraction=0.2 of 8 rows",
+    r"training window of context_length=4 \+ horizon=2 = 6 steps, then a validation tail of "
+    r"max\(horizon=2, round\(validation_fraction=0.2 x rows\)\) steps, 2 at 8 rows; lower "
+    r"validation_fraction, or hold out whole series \(validation_series\)\)",
 )
 def length_with_validation_tail(tmp_path):
     return fit(GRUForecaster(**TINY, validation_fraction=0.2), {"k": series(7)})
@@ -472,7 +473,7 @@ def length_with_validation_tail(tmp_path):
 @case(
     ValueError,
     r"too little history: 5 rows, but at least 6 are needed \(one training window "
-    r"of context_length=4 \+ horizon=2\)",
+    r"of context_length=4 \+ horizon=2 = 6 steps\)",
 )
 def length_without_validation(tmp_path):
     return fit(GRUForecaster(**TINY, validation_fraction=0.0), series(5))

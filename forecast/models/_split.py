@@ -105,14 +105,14 @@ def length_reason(
         return f"{window} steps; validation_series holds whole series out, so no validation tail"
     if tail is not None:
         return (
-            f"{window} steps, then a validation tail of validation_size={tail} steps (at least "
-            f"the horizon of {horizon})"
+            f"{window} steps, then a validation tail of max(horizon={horizon}, "
+            f"validation_size={tail}) = {max(horizon, tail)} steps"
         )
     if fraction <= 0:
         return f"{window} steps"
     n = min_length(context, horizon, fraction, None, False)
     return (
-        f"{window} steps, then a validation tail of max({horizon}, round(validation_fraction="
-        f"{fraction} x rows)) steps, {max(horizon, int(round(n * fraction)))} at {n} rows; lower "
-        "validation_fraction, or hold out whole series with validation_series="
+        f"{window} steps, then a validation tail of max(horizon={horizon}, "
+        f"round(validation_fraction={fraction} x rows)) steps, {max(horizon, round(n * fraction))} "
+        f"at {n} rows; lower validation_fraction, or hold out whole series (validation_series)"
     )
