@@ -228,15 +228,16 @@ def test_conformal_intervals_wrap_every_estimator_with_the_contract_columns():
 def test_residual_contract(name, cls, tmp_path):
     """residual=True on every family: a zero network forecasts the last value, and reloads."""
     df = data_for(name, channels=2)
-    est = make(name, cls, residual=True, strategy="recursive")
-    assert clone(est).get_params()["residual"] is True
-    fc = est.fit(df).predict(horizon=8)
-    est.save(tmp_path / "model")
-    loaded = BaseForecaster.load(tmp_path / "model", device="cpu")
-    assert loaded.residual_ is True
-    pd.testing.assert_frame_equal(loaded.predict(horizon=8), fc)
-    with torch.no_grad():
-        for p in loaded.module_.parameters():
-            p.zero_()
     last = np.tile(df.iloc[-1].to_numpy(), (8, 1))
-    np.testing.assert_allclose(loaded.predict(horizon=8).to_numpy(), last, atol=1e-5)
+    for strategy in ("recursive", "seq2seq"):
+        est = make(name, cls, residual=True, strategy=strategy)
+        assert clone(est).get_params()["residual"] is True
+        fc = est.fit(df).predict(horizon=8)
+        est.save(tmp_path / strategy)
+        loaded = BaseForecaster.load(tmp_path / strategy, device="cpu")
+        assert loaded.residual_ is True
+        pd.testing.assert_frame_equal(loaded.predict(horizon=8), fc)
+        with torch.no_grad():
+            for p in loaded.module_.parameters():
+                p.zero_()
+        np.testing.assert_allclose(loaded.predict(horizon=8).to_numpy(), last, atol=1e-5)

@@ -22,6 +22,7 @@ from forecast._quantiles import check_levels, point_level
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.models._batching import context_windows, data_fingerprint, rollout, training_data
 from forecast.models._split import held_out, length_reason, min_length
+from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
 from forecast.training import SCHEDULERS, TrainConfig, resolve_device, seeded, train
@@ -76,9 +77,13 @@ class NeuralForecaster(BaseForecaster):
         length of memory is set by training, not by ``context_length``.
     tbptt_steps : int, optional
         Chunk length for ``windowing="tbptt"`` (default ``context_length``).
-    strategy : {"direct", "recursive"}
+    strategy : {"direct", "recursive", "seq2seq"}
         ``"direct"``: all ``horizon`` steps in one pass. ``"recursive"``: a one-step head,
-        rolled out step by step at prediction time.
+        rolled out step by step at prediction time. ``"seq2seq"``: a GRU decoder
+        (:class:`forecast.nn.decoder.DecoderHead`) started from the encoder's summary reads
+        the last observed value, then its own forecast of each step (also in training: no
+        teacher forcing), with ``residual=True`` adding a change per step (Res-sup.,
+        Martinez et al. 2017); sliding windows and point forecasts only.
     max_epochs, batch_size, learning_rate : int, int, float
         Optimisation length, samples (or parallel streams) per step, step size.
     optimizer : str
@@ -247,7 +252,7 @@ class NeuralForecaster(BaseForecaster):
         integer("early_stopping_patience", optional=True)
         choices = {
             "windowing": ("sliding", "tbptt"),
-            "strategy": ("direct", "recursive"),
+            "strategy": ("direct", "recursive", "seq2seq"),
             "lr_scheduler": SCHEDULERS,
         }
         for name, allowed in choices.items():
@@ -290,6 +295,10 @@ class NeuralForecaster(BaseForecaster):
             )
         if getattr(self, "quantiles", None) is not None:
             check_levels(self.quantiles)
+        if self.strategy == "seq2seq" and self.windowing != "sliding":
+            raise ValueError("strategy='seq2seq' needs windowing='sliding' (a decoder per window)")
+        if self.strategy == "seq2seq" and getattr(self, "quantiles", None) is not None:
+            raise ValueError("strategy='seq2seq' has a point decoder: quantiles must be None")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
         if self.gradient_clip is not None and not self.gradient_clip >= 0:
@@ -318,7 +327,15 @@ class NeuralForecaster(BaseForecaster):
             torch.manual_seed(seed)
             encoder = self._build_encoder(self.n_inputs_)
             levels = self._quantile_levels()
-            if levels:
+            if self.strategy == "seq2seq":
+                head = DecoderHead(
+                    encoder.output_size,
+                    self.head_horizon_,
+                    self.n_outputs_,
+                    self.n_future_,
+                    residual=getattr(self, "residual_", False),
+                )
+            elif levels:
                 head = QuantileHead(
                     encoder.output_size,
                     self.head_horizon_,

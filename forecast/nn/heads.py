@@ -207,7 +207,8 @@ class ForecastNet(nn.Module):
             self.skip = nn.Linear(int(context), head.horizon)
             nn.init.zeros_(self.skip.weight)
             nn.init.zeros_(self.skip.bias)
-        if (self.windowed or self.season is not None) and self.n_targets < 1:
+        needs = self.windowed or self.season is not None or self.decodes
+        if needs and self.n_targets < 1:
             raise ValueError("window normalisation and references need n_targets >= 1")
 
     @property
@@ -218,6 +219,11 @@ class ForecastNet(nn.Module):
         """
         seasonal = self.season is not None and self.season > 1
         return self.normalize or seasonal or self.skip is not None
+
+    @property
+    def decodes(self) -> bool:
+        """Whether the head decodes from the last observed value (a recurrent decoder)."""
+        return bool(getattr(self.head, "decodes", False))
 
     @property
     def recurrent(self) -> bool:
@@ -244,7 +250,7 @@ class ForecastNet(nn.Module):
         state
             The encoder state after the last step.
         """
-        if not self.windowed and self.season is None:
+        if not self.windowed and self.season is None and not self.decodes:
             y, state = self.encoder(x, state)  # (B, T', H)
             return self.head(y[:, -1], future), state  # (B, horizon, C)
         c = self.n_targets
@@ -254,7 +260,10 @@ class ForecastNet(nn.Module):
             target = (target - level) / scale
             x = torch.cat([target, x[..., c:]], dim=-1)
         y, state = self.encoder(x, state)  # (B, T', H)
-        out = self.head(y[:, -1], future)  # (B, horizon, C) or (B, horizon, C, Q)
+        if self.decodes:
+            out = self.head(y[:, -1], future, target[:, -1])  # (B, horizon, C)
+        else:
+            out = self.head(y[:, -1], future)  # (B, horizon, C) or (B, horizon, C, Q)
         if self.season is not None:
             out = out + _like(seasonal_reference(target, out.shape[1], self.season), out)
         if self.skip is not None:
@@ -284,9 +293,10 @@ class ForecastNet(nn.Module):
         state
             The state to carry into the next chunk.
         """
-        if self.windowed:
+        if self.windowed or self.decodes:
             raise ValueError(
-                "window normalisation and seasonal references need context windows; truncated "
+                "window normalisation, seasonal references and decoders need context windows; "
+                "truncated "
                 "BPTT streams have none (use windowing='sliding')"
             )
         y, state = self.encoder(x, state)  # (B, k, H)
