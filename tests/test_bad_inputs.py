@@ -779,7 +779,11 @@ def _gru_fit(**bad) -> Callable[[Path], Call]:
 for _name, _bad, _match in [
     ("context_length_zero", {"context_length": 0}, "context_length must be an int >= 1, got 0"),
     ("dropout_above_one", {"dropout": 1.5}, r"dropout must be in \[0, 1\), got 1.5"),
-    ("strategy_unknown", {"strategy": "x"}, r"strategy must be one of \('direct', 'recursive'\)"),
+    (
+        "strategy_unknown",
+        {"strategy": "x"},
+        r"strategy must be one of \('direct', 'recursive', 'seq2seq'\), got 'x'",
+    ),
     ("windowing_unknown", {"windowing": "chunks"}, "windowing must be one of .* got 'chunks'"),
     ("validation_fraction_one", {"validation_fraction": 1.0}, r"validation_fraction must be in"),
     ("learning_rate_zero", {"learning_rate": 0}, "learning_rate must be > 0, got 0"),
