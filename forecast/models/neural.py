@@ -21,11 +21,12 @@ from torch import nn
 from forecast._quantiles import check_levels, point_level
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.models._batching import context_windows, data_fingerprint, rollout, training_data
+from forecast.models._params import check_params
 from forecast.models._split import held_out, length_reason, min_length
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
-from forecast.training import SCHEDULERS, TrainConfig, resolve_device, seeded, train
+from forecast.training import TrainConfig, resolve_device, seeded, train
 
 # Parameters every neural estimator takes, with their defaults (same everywhere).
 COMMON_PARAMS = dict(
@@ -232,77 +233,7 @@ class NeuralForecaster(BaseForecaster):
 
     # ------------------------------------------------------------- parameters
     def _check_params(self) -> None:
-        def integer(name, low=1, optional=False):
-            value = getattr(self, name)
-            if optional and value is None:
-                return
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-
-        for name in (
-            "context_length",
-            "horizon",
-            "hidden_size",
-            "num_layers",
-            "max_epochs",
-            "batch_size",
-        ):
-            integer(name)
-        integer("tbptt_steps", optional=True)
-        integer("early_stopping_patience", optional=True)
-        choices = {
-            "windowing": ("sliding", "tbptt"),
-            "strategy": ("direct", "recursive", "seq2seq"),
-            "lr_scheduler": SCHEDULERS,
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        if not 0 <= self.dropout < 1:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
-        if not 0 <= self.validation_fraction < 1:
-            raise ValueError(
-                f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}"
-            )
-        if self.normalization not in ("auto", "window", None):
-            raise ValueError(
-                f"normalization must be 'auto', 'window' or None, got {self.normalization!r}"
-            )
-        integer("n_ensemble")
-        if self.linear_skip not in ("auto", True, False):
-            raise ValueError(f"linear_skip must be 'auto', True or False, got {self.linear_skip!r}")
-        if getattr(self, "residual", False) not in (True, False):
-            raise ValueError(f"residual must be True or False, got {self.residual!r}")
-        if getattr(self, "residual", False) and self.reference is not None:
-            raise ValueError(
-                f"residual=True forecasts changes from the last observed value and "
-                f"reference={self.reference!r} from a seasonal value: give only one of them"
-            )
-        if getattr(self, "validation_series", None) is not None and (
-            self.validation_size is not None
-        ):
-            raise ValueError(
-                "validation_series holds whole series out and validation_size a tail of each: "
-                "give only one of them"
-            )
-        if self.windowing == "tbptt" and (
-            self.normalization == "window" or self.reference is not None or self.linear_skip is True
-        ):
-            raise ValueError(
-                "normalization='window', reference and linear_skip need context windows; with "
-                "windowing='tbptt' use normalization=None (or 'auto'), reference=None and "
-                "linear_skip=False"
-            )
-        if getattr(self, "quantiles", None) is not None:
-            check_levels(self.quantiles)
-        if self.strategy == "seq2seq" and self.windowing != "sliding":
-            raise ValueError("strategy='seq2seq' needs windowing='sliding' (a decoder per window)")
-        if self.strategy == "seq2seq" and getattr(self, "quantiles", None) is not None:
-            raise ValueError("strategy='seq2seq' has a point decoder: quantiles must be None")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
-        if self.gradient_clip is not None and not self.gradient_clip >= 0:
-            raise ValueError(f"gradient_clip must be None or >= 0, got {self.gradient_clip!r}")
+        check_params(self)
 
     def _seed(self) -> int:
         if self.random_state is None:
