@@ -406,7 +406,7 @@ class BaseForecaster(BaseEstimator):
     def predict_origins(
         self,
         data: FrameLike,
-        origins: pd.DatetimeIndex | list,
+        origins: pd.DatetimeIndex | list | dict,
         horizon: int,
         *,
         quantiles: bool | tuple | None = None,
@@ -422,9 +422,11 @@ class BaseForecaster(BaseEstimator):
         data : DataFrame, long DataFrame or dict of DataFrames
             History (and actuals after it) with the fitted columns, in the fitted time
             zone or (aware) converted to it, as for ``predict(history=...)``.
-        origins : list of timestamps
+        origins : list of timestamps, or dict of series key to list of timestamps
             Last observed timestamp of each forecast; aware origins are converted to the
-            fitted zone.
+            fitted zone. A list applies to every series; a dict gives each series its own
+            origins (series it leaves out are not forecast), so the windows of many series
+            are one batched call.
         horizon : int
             Steps forecast from each origin.
         quantiles : bool or tuple of float, optional
@@ -444,8 +446,11 @@ class BaseForecaster(BaseEstimator):
         raw, kind = V.split_series(data, "data")
         covs = self.past_covariates_ + self.future_covariates_
         arrays, meta = [], []
-        origins = self._origin_index(origins)
+        per_series = self._origins_per_series(origins, raw)
         for key, frame in raw.items():
+            if key not in per_series:
+                continue
+            origins = per_series[key]
             frame = self._in_fitted_tz(frame, key, "data")
             frame = self._conform(frame, key, self.columns_, covs, self.freq_, "data")[0]
             filled = self._fill(frame, key, self.columns_, covs)
@@ -464,6 +469,26 @@ class BaseForecaster(BaseEstimator):
                 meta.append((key, origin))
         pred = self._predict_values(arrays, horizon, levels)
         return self._origin_frame(meta, pred, horizon, kind, self._output_columns(levels))
+
+    def _origins_per_series(self, origins, raw: dict) -> dict:
+        """Map each series key to its origins (a list applies to every series)."""
+        if not isinstance(origins, dict):
+            index = self._origin_index(origins)
+            return {key: index for key in raw}
+        unknown = [key for key in origins if key not in raw]
+        if unknown:
+            raise ValueError(
+                f"origins names series {unknown} that are not in data (series: {list(raw)[:10]})"
+            )
+        if not origins:
+            raise ValueError("origins is empty: give at least one series and timestamp")
+        out = {}
+        for key, times in origins.items():
+            try:
+                out[key] = self._origin_index(times)
+            except (TypeError, ValueError) as err:
+                raise type(err)(f"{V._where(key)}{err}") from err
+        return out
 
     def _origin_index(self, origins) -> pd.DatetimeIndex:
         if isinstance(origins, str | pd.Timestamp) or not hasattr(origins, "__len__"):

@@ -462,8 +462,9 @@ def param_nan_policy(tmp_path):
 @case(
     ValueError,
     r"series 'k': too little history: 7 rows, but at least 8 are needed \(one "
-    r"training window of context_length=4 \+ horizon=2, then a validation tail of 2 step\(s\)"
-    r": validation_fraction=0.2 of 8 rows",
+    r"training window of context_length=4 \+ horizon=2 = 6 steps, then a validation tail of "
+    r"max\(horizon=2, round\(validation_fraction=0.2 x rows\)\) steps, 2 at 8 rows; lower "
+    r"validation_fraction, or hold out whole series \(validation_series\)\)",
 )
 def length_with_validation_tail(tmp_path):
     return fit(GRUForecaster(**TINY, validation_fraction=0.2), {"k": series(7)})
@@ -472,7 +473,7 @@ def length_with_validation_tail(tmp_path):
 @case(
     ValueError,
     r"too little history: 5 rows, but at least 6 are needed \(one training window "
-    r"of context_length=4 \+ horizon=2\)",
+    r"of context_length=4 \+ horizon=2 = 6 steps\)",
 )
 def length_without_validation(tmp_path):
     return fit(GRUForecaster(**TINY, validation_fraction=0.0), series(5))
@@ -778,7 +779,11 @@ def _gru_fit(**bad) -> Callable[[Path], Call]:
 for _name, _bad, _match in [
     ("context_length_zero", {"context_length": 0}, "context_length must be an int >= 1, got 0"),
     ("dropout_above_one", {"dropout": 1.5}, r"dropout must be in \[0, 1\), got 1.5"),
-    ("strategy_unknown", {"strategy": "x"}, r"strategy must be one of \('direct', 'recursive'\)"),
+    (
+        "strategy_unknown",
+        {"strategy": "x"},
+        r"strategy must be one of \('direct', 'recursive', 'seq2seq'\), got 'x'",
+    ),
     ("windowing_unknown", {"windowing": "chunks"}, "windowing must be one of .* got 'chunks'"),
     ("validation_fraction_one", {"validation_fraction": 1.0}, r"validation_fraction must be in"),
     ("learning_rate_zero", {"learning_rate": 0}, "learning_rate must be > 0, got 0"),

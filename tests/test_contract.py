@@ -10,6 +10,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
@@ -221,3 +222,22 @@ def test_conformal_intervals_wrap_every_estimator_with_the_contract_columns():
     names = ["load", "load_q0.025", "load_q0.1", "load_q0.9", "load_q0.975"]
     assert list(fc.columns) == names
     assert (np.diff(fc[names[1:]].to_numpy(), axis=1) >= 0).all()
+
+
+@pytest.mark.parametrize("name, cls", NEURAL_CASES, ids=[n for n, _ in NEURAL_CASES])
+def test_residual_contract(name, cls, tmp_path):
+    """residual=True on every family: a zero network forecasts the last value, and reloads."""
+    df = data_for(name, channels=2)
+    last = np.tile(df.iloc[-1].to_numpy(), (8, 1))
+    for strategy in ("recursive", "seq2seq"):
+        est = make(name, cls, residual=True, strategy=strategy)
+        assert clone(est).get_params()["residual"] is True
+        fc = est.fit(df).predict(horizon=8)
+        est.save(tmp_path / strategy)
+        loaded = BaseForecaster.load(tmp_path / strategy, device="cpu")
+        assert loaded.residual_ is True
+        pd.testing.assert_frame_equal(loaded.predict(horizon=8), fc)
+        with torch.no_grad():
+            for p in loaded.module_.parameters():
+                p.zero_()
+        np.testing.assert_allclose(loaded.predict(horizon=8).to_numpy(), last, atol=1e-5)

@@ -14,8 +14,10 @@ pattern holding ``{stem}`` (the input's file name without suffixes) and optional
 ``{date}`` (the issue date). A bad partition is reported with its file name and does not
 stop the others; nothing is written for it.
 
-With ``engine="ray"`` the partitions are spread over one Ray actor per CPU, each of which
-loads the model once (with the safe loader, :func:`forecast.batch.run.load_forecaster`).
+With ``engine="ray"`` the partitions are a Ray Data dataset forecast by ``map_batches``
+on one actor per CPU, each of which loads the model once (see
+:mod:`forecast.parallel.batch_data` for the design and why each file is read inside its
+worker).
 """
 
 from __future__ import annotations
@@ -139,20 +141,6 @@ def forecast_partitions(
     return out
 
 
-class PartitionWorker:
-    """A Ray actor's state: the model, loaded once, and the call that forecasts partitions."""
-
-    def __init__(self, model: str, tracking_uri: str | None, device: str | None) -> None:
-        self.model = model
-        self.estimator, self.predict = load_forecaster(model, tracking_uri, device)
-
-    def run(self, inputs: list[Path], output: str, options: dict) -> list[tuple]:
-        """Forecast ``inputs`` (see :func:`forecast_partitions`)."""
-        return forecast_partitions(
-            self.estimator, self.predict, self.model, inputs, output, options
-        )
-
-
 def run_partitions(
     model: str | os.PathLike,
     input: str | os.PathLike,
@@ -183,7 +171,7 @@ def run_partitions(
     horizon, time_column, timezone, nan_policy, tracking_uri, experiment, device
         As in :func:`forecast.batch.run_batch`.
     engine : {"sequential", "ray"}
-        This process, or one Ray actor per CPU (extra ``forecast[ray]``).
+        This process, or Ray Data with one actor per CPU (extra ``forecast[ray]``).
     address, num_cpus : optional
         Ray cluster address or CPUs of a local Ray (see
         :func:`forecast.parallel.ray_session`).
@@ -236,7 +224,8 @@ def run_partitions(
 
 
 def _on_ray(model, inputs, output, options, tracking_uri, device, address, num_cpus) -> list:
-    from forecast.parallel._engine import chunks, cluster_cpus, ray_session
+    from forecast.parallel._engine import ray_session
+    from forecast.parallel.batch_data import forecast_on_ray_data
     from forecast.tracking._store import resolve_tracking_uri
 
     uri = resolve_tracking_uri(tracking_uri)  # absolute for workers in other folders
@@ -245,12 +234,4 @@ def _on_ray(model, inputs, output, options, tracking_uri, device, address, num_c
     if "://" not in model and ":/" not in model:
         model = os.fspath(Path(model).resolve())
     with ray_session(address, num_cpus) as ray:
-        actor = ray.remote(num_cpus=1)(PartitionWorker)
-        n = min(cluster_cpus(ray), len(inputs))
-        workers = [actor.remote(model, uri, device) for _ in range(n)]
-        parts = chunks(inputs, 4 * n)
-        refs = [workers[k % n].run.remote(part, output, options) for k, part in enumerate(parts)]
-        outcomes = [outcome for part in ray.get(refs) for outcome in part]
-        for worker in workers:
-            ray.kill(worker)
-    return outcomes
+        return forecast_on_ray_data(ray, model, inputs, output, options, uri, device)

@@ -54,6 +54,7 @@ def training_data(
     validation_fraction: float,
     validation_steps: int | None = None,
     origins: Sequence[np.ndarray] | None = None,
+    held_out: Sequence[int] | None = None,
 ) -> tuple[WindowDataset | StreamChunks, WindowDataset | None]:
     """Training samples and validation windows.
 
@@ -61,7 +62,20 @@ def training_data(
     ``validation_fraction``) holds no training target; validation windows have their targets
     inside it (their context may reach back). ``origins`` (a boolean mask per series) limits
     the steps that may end a window's context (for streams: the steps that carry a loss).
+    With ``held_out`` (positions of series), those series give the validation windows, every
+    window of them, and the others are trained on whole (no tail).
     """
+    if held_out is not None:
+        held = set(held_out)
+        keep = [i for i in range(len(series)) if i not in held]
+        val_triples = [series_triple(series[i]) for i in sorted(held)]
+        val = WindowDataset(val_triples, context, horizon, None, _pick(origins, sorted(held)))
+        train = [series_triple(series[i]) for i in keep]
+        masks = _pick(origins, keep)
+        if windowing == "tbptt":
+            ends = [len(t[0]) for t in train]
+            return StreamChunks(train, horizon, tbptt_steps, batch_size, ends, masks), val
+        return WindowDataset(train, context, horizon, None, masks), val
     triples = [series_triple(s) for s in series]
     if validation_steps is not None:
         ends = [len(s.y) - max(horizon, validation_steps) for s in series]
@@ -74,6 +88,10 @@ def training_data(
     if windowing == "tbptt":
         return StreamChunks(triples, horizon, tbptt_steps, batch_size, ends, origins), val
     return WindowDataset(triples, context, horizon, [(0, end) for end in ends], origins), val
+
+
+def _pick(items: Sequence | None, positions: Sequence[int]) -> list | None:
+    return None if items is None else [items[i] for i in positions]
 
 
 def data_fingerprint(series: Sequence[SeriesArrays]) -> str:

@@ -89,6 +89,8 @@ class HopfieldForecaster(NeuralForecaster):
         train_origins="auto",
         linear_skip="auto",
         quantiles=None,
+        residual=False,
+        validation_series=None,
     ) -> None:
         store_params(self, locals())
 

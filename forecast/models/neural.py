@@ -21,9 +21,12 @@ from torch import nn
 from forecast._quantiles import check_levels, point_level
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.models._batching import context_windows, data_fingerprint, rollout, training_data
+from forecast.models._params import check_params
+from forecast.models._split import held_out, length_reason, min_length
+from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
-from forecast.training import SCHEDULERS, TrainConfig, resolve_device, seeded, train
+from forecast.training import TrainConfig, resolve_device, seeded, train
 
 # Parameters every neural estimator takes, with their defaults (same everywhere).
 COMMON_PARAMS = dict(
@@ -34,7 +37,8 @@ COMMON_PARAMS = dict(
     random_state=None, verbose=0, checkpoint_dir=None, future_covariates=None,
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
-    n_ensemble=1, train_origins="auto", linear_skip="auto", quantiles=None,
+    n_ensemble=1, train_origins="auto", linear_skip="auto", quantiles=None, residual=False,
+    validation_series=None,
 )  # fmt: skip
 
 # With train_origins="auto", at most this many steps (over all series) end a training window.
@@ -74,9 +78,13 @@ class NeuralForecaster(BaseForecaster):
         length of memory is set by training, not by ``context_length``.
     tbptt_steps : int, optional
         Chunk length for ``windowing="tbptt"`` (default ``context_length``).
-    strategy : {"direct", "recursive"}
+    strategy : {"direct", "recursive", "seq2seq"}
         ``"direct"``: all ``horizon`` steps in one pass. ``"recursive"``: a one-step head,
-        rolled out step by step at prediction time.
+        rolled out step by step at prediction time. ``"seq2seq"``: a GRU decoder
+        (:class:`forecast.nn.decoder.DecoderHead`) started from the encoder's summary reads
+        the last observed value, then its own forecast of each step (also in training: no
+        teacher forcing), with ``residual=True`` adding a change per step (Res-sup.,
+        Martinez et al. 2017); sliding windows and point forecasts only.
     max_epochs, batch_size, learning_rate : int, int, float
         Optimisation length, samples (or parallel streams) per step, step size.
     optimizer : str
@@ -118,6 +126,22 @@ class NeuralForecaster(BaseForecaster):
     validation_size : int, str or None
         Length of the validation tail of each series, in steps (int) or as a duration such
         as ``"90D"``; replaces ``validation_fraction`` when given.
+    validation_series : int, float, list or None
+        Hold out whole series (of a dict or long-frame input) for early stopping instead of
+        a tail of each: an int ``k``, the last ``k`` series in the order given; a float in
+        (0, 1), that fraction of the series (rounded, at least one), again the last ones; a
+        list, the series with these keys. Training uses the other series whole, validation
+        every window of the held-out ones, so each series needs only ``context_length +
+        horizon`` steps (many short sequences, such as motion-capture takes). Replaces
+        ``validation_fraction``; not with ``validation_size``.
+    residual : bool
+        Forecast changes relative to the last observed value of each target channel (in
+        scaled units) and add that value back: a reference (as with ``reference``) whose
+        value for every step is the last observed one (``season_ = 1``), so the network
+        starts from a zero-velocity forecast (Martinez et al. 2017). The encoder still reads
+        the values themselves. With ``strategy="recursive"`` each step adds a change to the
+        step before it. Works with every windowing (truncated-BPTT streams too); not with
+        ``reference``.
     n_ensemble : int
         Networks trained with seeds ``seed_, seed_ + 1, ...`` whose forecasts are averaged.
         ``history_``, ``n_epochs_`` and ``best_epoch_`` describe the first member.
@@ -163,7 +187,11 @@ class NeuralForecaster(BaseForecaster):
     normalize_ : bool
         Whether window normalisation is applied.
     season_ : int or None
-        Season of the seasonal reference in steps.
+        Season of the seasonal reference in steps (1 with ``residual=True``).
+    residual_ : bool
+        Whether the network forecasts changes from the last observed value.
+    validation_series_ : list or None
+        Keys of the series held out whole (None without ``validation_series``).
     skip_ : bool
         Whether the linear skip path is part of the network.
     validation_steps_ : int or None
@@ -189,84 +217,23 @@ class NeuralForecaster(BaseForecaster):
 
     def _min_train_length(self) -> int:
         self._check_params()
-        h, frac = self._head_horizon(), self.validation_fraction
-        need = self.context_length + h  # one training window
-        if self.validation_size is not None:
-            return need + max(h, self._steps(self.validation_size, "validation_size"))
-        if frac <= 0:
-            return need
-        n = need + h  # the training part needs `need` steps, the validation tail at least `h`
-        while n - max(h, int(round(n * frac))) < need:
-            n += 1
-        return n
+        return min_length(*self._length_terms())
 
     def _length_reason(self) -> str:
-        h, frac, n = self._head_horizon(), self.validation_fraction, self._min_train_length()
-        target = f"horizon={h}" if self.strategy != "recursive" else "1 (strategy='recursive')"
-        window = f"one training window of context_length={self.context_length} + {target}"
-        if frac <= 0:
-            return window
-        tail = max(h, int(round(n * frac)))
-        return (
-            f"{window}, then a validation tail of {tail} step(s): validation_fraction={frac} of "
-            f"{n} rows, at least one horizon of {h}; lower validation_fraction to need fewer rows"
-        )
+        context, h, frac, tail, whole = self._length_terms()
+        return length_reason(context, h, self.strategy == "recursive", frac, tail, whole)
+
+    def _length_terms(self) -> tuple:
+        tail = None
+        if self.validation_size is not None:
+            tail = self._steps(self.validation_size, "validation_size")
+        whole = getattr(self, "validation_series", None) is not None
+        h = self._head_horizon()
+        return int(self.context_length), h, self.validation_fraction, tail, whole
 
     # ------------------------------------------------------------- parameters
     def _check_params(self) -> None:
-        def integer(name, low=1, optional=False):
-            value = getattr(self, name)
-            if optional and value is None:
-                return
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-
-        for name in (
-            "context_length",
-            "horizon",
-            "hidden_size",
-            "num_layers",
-            "max_epochs",
-            "batch_size",
-        ):
-            integer(name)
-        integer("tbptt_steps", optional=True)
-        integer("early_stopping_patience", optional=True)
-        choices = {
-            "windowing": ("sliding", "tbptt"),
-            "strategy": ("direct", "recursive"),
-            "lr_scheduler": SCHEDULERS,
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        if not 0 <= self.dropout < 1:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
-        if not 0 <= self.validation_fraction < 1:
-            raise ValueError(
-                f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}"
-            )
-        if self.normalization not in ("auto", "window", None):
-            raise ValueError(
-                f"normalization must be 'auto', 'window' or None, got {self.normalization!r}"
-            )
-        integer("n_ensemble")
-        if self.linear_skip not in ("auto", True, False):
-            raise ValueError(f"linear_skip must be 'auto', True or False, got {self.linear_skip!r}")
-        if self.windowing == "tbptt" and (
-            self.normalization == "window" or self.reference is not None or self.linear_skip is True
-        ):
-            raise ValueError(
-                "normalization='window', reference and linear_skip need context windows; with "
-                "windowing='tbptt' use normalization=None (or 'auto'), reference=None and "
-                "linear_skip=False"
-            )
-        if getattr(self, "quantiles", None) is not None:
-            check_levels(self.quantiles)
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
-        if self.gradient_clip is not None and not self.gradient_clip >= 0:
-            raise ValueError(f"gradient_clip must be None or >= 0, got {self.gradient_clip!r}")
+        check_params(self)
 
     def _seed(self) -> int:
         if self.random_state is None:
@@ -291,7 +258,15 @@ class NeuralForecaster(BaseForecaster):
             torch.manual_seed(seed)
             encoder = self._build_encoder(self.n_inputs_)
             levels = self._quantile_levels()
-            if levels:
+            if self.strategy == "seq2seq":
+                head = DecoderHead(
+                    encoder.output_size,
+                    self.head_horizon_,
+                    self.n_outputs_,
+                    self.n_future_,
+                    residual=getattr(self, "residual_", False),
+                )
+            elif levels:
                 head = QuantileHead(
                     encoder.output_size,
                     self.head_horizon_,
@@ -365,7 +340,7 @@ class NeuralForecaster(BaseForecaster):
         return masks
 
     def _resolve_options(self) -> None:
-        """Fix ``normalize_``, ``season_`` and ``validation_steps_`` from the parameters."""
+        """Fix ``normalize_``, ``season_``, ``residual_``, ``validation_steps_`` from the params."""
         mode = self.normalization
         if mode == "auto":
             mode = "window" if self.windowing == "sliding" else None
@@ -380,6 +355,9 @@ class NeuralForecaster(BaseForecaster):
                 )
         skip = self.linear_skip
         self.skip_ = self.windowing == "sliding" if skip == "auto" else bool(skip)
+        self.residual_ = bool(getattr(self, "residual", False))
+        if self.residual_:
+            self.season_ = 1  # the last observed value is the reference of every step
         self.validation_steps_ = None
         if self.validation_size is not None:
             self.validation_steps_ = self._steps(self.validation_size, "validation_size")
@@ -413,6 +391,7 @@ class NeuralForecaster(BaseForecaster):
             validation_fraction=self.validation_fraction,
             validation_steps=self.validation_steps_,
             origins=self._origin_masks(series),
+            held_out=self._held_out(series),
         )
         if len(train_data) == 0:
             raise ValueError(
@@ -448,6 +427,16 @@ class NeuralForecaster(BaseForecaster):
         self.history_ = results[0].history
         self.n_epochs_ = results[0].n_epochs
         self.best_epoch_ = results[0].best_epoch
+
+    def _held_out(self, series: list[SeriesArrays]) -> list[int] | None:
+        """Positions of the series held out whole for validation (None: a tail of each)."""
+        spec = getattr(self, "validation_series", None)
+        self.validation_series_ = None
+        if spec is None:
+            return None
+        held = held_out(spec, [s.key for s in series])
+        self.validation_series_ = [series[i].key for i in held]
+        return held
 
     def _signature(self, series: list[SeriesArrays]) -> str:
         params = {k: v for k, v in self.get_params().items() if k not in _RESUMABLE}

@@ -91,6 +91,8 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         train_origins="auto",
         linear_skip="auto",
         quantiles=None,
+        residual=False,
+        validation_series=None,
     ) -> None:
         store_params(self, locals())
 

@@ -71,6 +71,8 @@ class ElmanForecaster(NeuralForecaster):
         train_origins="auto",
         linear_skip="auto",
         quantiles=None,
+        residual=False,
+        validation_series=None,
     ) -> None:
         store_params(self, locals())
 
@@ -148,6 +150,8 @@ class LSTMForecaster(NeuralForecaster):
         train_origins="auto",
         linear_skip="auto",
         quantiles=None,
+        residual=False,
+        validation_series=None,
     ) -> None:
         store_params(self, locals())
 
@@ -222,6 +226,8 @@ class GRUForecaster(NeuralForecaster):
         train_origins="auto",
         linear_skip="auto",
         quantiles=None,
+        residual=False,
+        validation_series=None,
     ) -> None:
         store_params(self, locals())
 

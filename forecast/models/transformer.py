@@ -139,6 +139,8 @@ class TransformerForecaster(NeuralForecaster):
         train_origins="auto",
         linear_skip="auto",
         quantiles=None,
+        residual=False,
+        validation_series=None,
     ) -> None:
         store_params(self, locals())
 

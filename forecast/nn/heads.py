@@ -177,6 +177,9 @@ class ForecastNet(nn.Module):
     season : int, optional
         Forecast the difference to the seasonal reference of this many steps (the last
         observed value at the same phase), which is added back to the head's output.
+        ``season=1`` is the residual connection: the reference of every horizon step is the
+        last observed value, so the head forecasts changes from it; it needs only the last
+        step, so truncated-BPTT streams support it too (:meth:`forward_steps`).
     context : int, optional
         With ``context`` (the window length ``L``), a linear map from each channel's ``L``
         (normalised) context values to its ``horizon`` forecasts is added to the output
@@ -204,13 +207,23 @@ class ForecastNet(nn.Module):
             self.skip = nn.Linear(int(context), head.horizon)
             nn.init.zeros_(self.skip.weight)
             nn.init.zeros_(self.skip.bias)
-        if self.windowed and self.n_targets < 1:
+        needs = self.windowed or self.season is not None or self.decodes
+        if needs and self.n_targets < 1:
             raise ValueError("window normalisation and references need n_targets >= 1")
 
     @property
     def windowed(self) -> bool:
-        """Whether forecasts depend on the whole window (normalisation or a reference)."""
-        return self.normalize or self.season is not None or self.skip is not None
+        """Whether forecasts need the whole window (normalisation, skip, seasonal reference).
+
+        The last-value reference (``season=1``) needs only the last step: not windowed.
+        """
+        seasonal = self.season is not None and self.season > 1
+        return self.normalize or seasonal or self.skip is not None
+
+    @property
+    def decodes(self) -> bool:
+        """Whether the head decodes from the last observed value (a recurrent decoder)."""
+        return bool(getattr(self.head, "decodes", False))
 
     @property
     def recurrent(self) -> bool:
@@ -237,7 +250,7 @@ class ForecastNet(nn.Module):
         state
             The encoder state after the last step.
         """
-        if not self.windowed:
+        if not self.windowed and self.season is None and not self.decodes:
             y, state = self.encoder(x, state)  # (B, T', H)
             return self.head(y[:, -1], future), state  # (B, horizon, C)
         c = self.n_targets
@@ -247,7 +260,10 @@ class ForecastNet(nn.Module):
             target = (target - level) / scale
             x = torch.cat([target, x[..., c:]], dim=-1)
         y, state = self.encoder(x, state)  # (B, T', H)
-        out = self.head(y[:, -1], future)  # (B, horizon, C) or (B, horizon, C, Q)
+        if self.decodes:
+            out = self.head(y[:, -1], future, target[:, -1])  # (B, horizon, C)
+        else:
+            out = self.head(y[:, -1], future)  # (B, horizon, C) or (B, horizon, C, Q)
         if self.season is not None:
             out = out + _like(seasonal_reference(target, out.shape[1], self.season), out)
         if self.skip is not None:
@@ -277,15 +293,19 @@ class ForecastNet(nn.Module):
         state
             The state to carry into the next chunk.
         """
-        if self.windowed:
+        if self.windowed or self.decodes:
             raise ValueError(
-                "window normalisation and seasonal references need context windows; truncated "
+                "window normalisation, seasonal references and decoders need context windows; "
+                "truncated "
                 "BPTT streams have none (use windowing='sliding')"
             )
         y, state = self.encoder(x, state)  # (B, k, H)
         if y.shape[1] != x.shape[1]:
             raise ValueError("forward_steps needs an encoder that returns one output per step")
-        return self.head(y, future), state  # (B, k, horizon, C)
+        out = self.head(y, future)  # (B, k, horizon, C) or (B, k, horizon, C, Q)
+        if self.season == 1:  # residual: each step's own value is its reference
+            out = out + _like(x[:, :, None, : self.n_targets], out)
+        return out, state
 
     def param_groups(self) -> list[dict]:
         """Parameter groups for :func:`forecast.optim.build_optimizer`.

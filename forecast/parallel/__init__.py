@@ -2,7 +2,8 @@
 
 * :func:`fit_many`: one model per series (local models), fitted as Ray tasks.
 * ``compare(..., engine="ray")``: one Ray task per model of a comparison.
-* ``forecast batch --input DIR --engine ray``: many input partitions, one model per worker.
+* ``forecast batch --input DIR --engine ray``: many input partitions on Ray Data, the model
+  loaded once per actor (:mod:`forecast.parallel.batch_data`).
 * :func:`tune` and ``forecast tune spec.toml``: hyperparameter sweeps with Ray Tune.
 
 ``engine="sequential"`` paths run without Ray; importing this package never imports Ray.

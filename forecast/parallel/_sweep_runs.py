@@ -10,9 +10,16 @@ _STATUSES = ("FINISHED", "STOPPED", "FAILED")
 
 
 class TrialRun:
-    """The MLflow child run of one trial (a no-op without tracking)."""
+    """The MLflow child run of one trial (a no-op without tracking).
 
-    def __init__(self, tracking: dict | None, name: str, params: dict) -> None:
+    Ray Tune starts a trial again on resume only when it had not seen the trial end before
+    the interrupt; the run of that cut-short attempt (RUNNING, or already ended if the
+    interrupt came between the run's end and Tune's record of it) is then deleted (MLflow
+    keeps it restorable) and the new attempt, tagged ``resumed``, is the trial's one
+    child run.
+    """
+
+    def __init__(self, tracking: dict | None, trial_id: str, params: dict) -> None:
         self.client = self.run_id = None
         if tracking is None:
             return
@@ -20,10 +27,19 @@ class TrialRun:
         from forecast.tracking._store import client as make_client
 
         self.client = make_client(tracking["uri"])
+        earlier = self.client.search_runs(
+            [tracking["experiment_id"]],
+            filter_string=f"tags.mlflow.parentRunId = '{tracking['parent']}' "
+            f"and tags.trial_id = '{trial_id}'",
+        )
+        for run in earlier:
+            self.client.delete_run(run.info.run_id)
+        tags = {"mlflow.parentRunId": tracking["parent"], "run_kind": "tune-trial"}
+        tags["trial_id"] = trial_id
+        if earlier:
+            tags["resumed"] = "true"
         run = self.client.create_run(
-            tracking["experiment_id"],
-            run_name=name,
-            tags={"mlflow.parentRunId": tracking["parent"], "run_kind": "tune-trial"},
+            tracking["experiment_id"], run_name=f"trial {trial_id}", tags=tags
         )
         self.run_id = run.info.run_id
         _runs.log_params(self.client, self.run_id, params)

@@ -108,7 +108,7 @@ def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, trackin
     estimator = build_tuned(spec, settings, config)
     run = TrialRun(
         tracking,
-        f"trial {context.get_trial_id()}",
+        context.get_trial_id(),
         {**_runs.estimator_params(estimator), **{f"tune.{k}": v for k, v in config.items()}},
     )
     reporter = _ReportEpochs(run)
@@ -192,11 +192,13 @@ def tune(
     state.write_text(json.dumps({"tracking": tracking}, indent=1))
     with ray_session(address, num_cpus) as ray:
         grid = _run_tuner(ray, spec, settings, validation, tracking, folder, resume)
-    unfinished = len(grid) - grid.num_terminated - grid.num_errors
-    if unfinished:  # interrupted (Ctrl+C, a lost driver): leave it for --resume
+    # trials not yet sampled when the sweep stopped are missing from the grid: count
+    # against the requested number
+    unfinished = settings.num_samples - grid.num_terminated - grid.num_errors
+    if unfinished > 0:  # interrupted (Ctrl+C, a lost driver): leave it for --resume
         raise KeyboardInterrupt(
-            f"sweep interrupted with {unfinished} of {len(grid)} trials unfinished; continue "
-            f"it with `forecast tune {spec_path} --resume` (state in {folder})"
+            f"sweep interrupted with {unfinished} of {settings.num_samples} trials unfinished; "
+            f"continue it with `forecast tune {spec_path} --resume` (state in {folder})"
         )
     trials, configs = _trials_table(grid, settings)
     close_stopped(tracking)

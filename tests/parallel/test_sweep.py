@@ -1,8 +1,13 @@
 import json
+import os
+import signal
+import threading
+import time
 
 import pandas as pd
 import pytest
 from mlflow import MlflowClient
+from mlflow.entities import ViewType
 
 from forecast.cli import main
 from forecast.parallel.sweep import tune
@@ -111,6 +116,81 @@ def test_resume_of_a_finished_sweep_keeps_its_trials_and_parent(sweep):
     again = tune(sweep["spec"], output=sweep["result"].path, resume=True)
     assert again.parent_run_id == sweep["result"].parent_run_id
     assert sorted(again.trials["trial_id"]) == sorted(sweep["result"].trials["trial_id"])
+
+
+def _interrupt_after(store: str, experiment: str, k: int) -> threading.Thread:
+    """Signal this process, as Ctrl+C would, once ``k`` trials of the sweep have ended."""
+
+    def watch():
+        client = MlflowClient(store)
+        for _ in range(3000):
+            found = client.get_experiment_by_name(experiment)
+            runs = client.search_runs([found.experiment_id]) if found else []
+            ended = [r for r in runs if r.data.tags.get("run_kind") == "tune-trial"]
+            if sum(r.info.status != "RUNNING" for r in ended) >= k:
+                # Ray Tune treats SIGUSR1 like SIGINT: stop, save the state, return; unlike
+                # SIGINT it cannot abort pytest if it arrives after the sweep returned
+                os.kill(os.getpid(), signal.SIGUSR1)
+                return
+            time.sleep(0.1)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_an_interrupted_sweep_resumes_without_rerunning_finished_trials(
+    ray_local, tmp_path, new_store
+):
+    make_series(n=24 * 56, start="2023-01-01", name="timestamp").to_csv(tmp_path / "data.csv")
+    store = new_store("resume")
+    text = SPEC.format(csv=tmp_path / "data.csv", store=store)
+    for old, new in [
+        ("num_samples = 5", "num_samples = 4"),
+        ("max_concurrent = 2", "max_concurrent = 1"),
+        ("grace_period = 1", "grace_period = 10"),  # ASHA never stops: only the interrupt
+        ('experiment = "sweep-test"', 'experiment = "sweep-resume"'),
+        # no failing trial here: a trial that fails at once could let the sweep end before
+        # the interrupt arrives
+        ("dropout = { choice = [0.0, 2.0] }", "dropout = { choice = [0.0, 0.1] }"),
+    ]:
+        text = text.replace(old, new)
+    assert "choice = [0.0, 0.1]" in text and "max_concurrent = 1" in text
+    spec = tmp_path / "spec.toml"
+    spec.write_text(text)
+    watcher = _interrupt_after(store, "sweep-resume", 1)
+    ExperimentAnalysis = pytest.importorskip("ray.tune").ExperimentAnalysis
+    with pytest.raises(KeyboardInterrupt, match=r"trials unfinished; continue it with `forecast"):
+        tune(spec, output=tmp_path / "out")
+    watcher.join(timeout=5)
+    client = MlflowClient(store)
+    experiment = client.get_experiment_by_name("sweep-resume").experiment_id
+    (parent,) = client.search_runs([experiment], "tags.run_kind = 'tune-sweep'")
+    assert parent.info.status == "RUNNING"  # left open for the resume
+    before = client.search_runs([experiment], "tags.run_kind = 'tune-trial'")
+    state = ExperimentAnalysis(str(tmp_path / "out" / "sweep"))  # what Tune saw end
+    done = {t.trial_id for t in state.trials if t.status in ("TERMINATED", "ERROR")}
+    assert 1 <= len(done) < 4
+    ended = {r.data.tags["trial_id"]: r for r in before if r.data.tags["trial_id"] in done}
+    assert set(ended) == done
+
+    result = tune(spec, output=tmp_path / "out", resume=True)
+    assert result.parent_run_id == parent.info.run_id
+    assert len(result.trials) == 4 and result.trials["trial_id"].is_unique
+    assert client.get_run(parent.info.run_id).info.status == "FINISHED"
+    children = client.search_runs([experiment], "tags.run_kind = 'tune-trial'")
+    assert sorted(r.data.tags["trial_id"] for r in children) == sorted(result.trials["trial_id"])
+    # trials that had ended are kept as they were, not run again
+    for trial_id, run in ended.items():
+        (now,) = [r for r in children if r.data.tags["trial_id"] == trial_id]
+        assert now.info.run_id == run.info.run_id and now.info.status == run.info.status
+    # a trial cut short was started again: the run of its first attempt deleted, the new
+    # one tagged
+    deleted = client.search_runs([experiment], run_view_type=ViewType.DELETED_ONLY)
+    resumed = [r for r in children if r.data.tags.get("resumed") == "true"]
+    cut_short = {r.data.tags["trial_id"] for r in before} - done
+    assert {r.data.tags["trial_id"] for r in deleted} == cut_short
+    assert {r.data.tags["trial_id"] for r in resumed} == cut_short
 
 
 def test_validation_must_end_before_the_test_period(tmp_path):

@@ -1,0 +1,80 @@
+"""Parameter checks of the neural forecasters, run at the start of ``fit`` (not in ``__init__``)."""
+
+from __future__ import annotations
+
+import numbers
+
+from forecast._quantiles import check_levels
+from forecast.training import SCHEDULERS
+
+
+def check_params(est: object) -> None:
+    """Raise ValueError naming the first parameter of ``est`` that is out of range."""
+
+    def integer(name, low=1, optional=False):
+        value = getattr(est, name)
+        if optional and value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+
+    for name in (
+        "context_length",
+        "horizon",
+        "hidden_size",
+        "num_layers",
+        "max_epochs",
+        "batch_size",
+    ):
+        integer(name)
+    integer("tbptt_steps", optional=True)
+    integer("early_stopping_patience", optional=True)
+    choices = {
+        "windowing": ("sliding", "tbptt"),
+        "strategy": ("direct", "recursive", "seq2seq"),
+        "lr_scheduler": SCHEDULERS,
+    }
+    for name, allowed in choices.items():
+        if getattr(est, name) not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {getattr(est, name)!r}")
+    if not 0 <= est.dropout < 1:
+        raise ValueError(f"dropout must be in [0, 1), got {est.dropout!r}")
+    if not 0 <= est.validation_fraction < 1:
+        raise ValueError(f"validation_fraction must be in [0, 1), got {est.validation_fraction!r}")
+    if est.normalization not in ("auto", "window", None):
+        raise ValueError(
+            f"normalization must be 'auto', 'window' or None, got {est.normalization!r}"
+        )
+    integer("n_ensemble")
+    if est.linear_skip not in ("auto", True, False):
+        raise ValueError(f"linear_skip must be 'auto', True or False, got {est.linear_skip!r}")
+    if getattr(est, "residual", False) not in (True, False):
+        raise ValueError(f"residual must be True or False, got {est.residual!r}")
+    if getattr(est, "residual", False) and est.reference is not None:
+        raise ValueError(
+            f"residual=True forecasts changes from the last observed value and "
+            f"reference={est.reference!r} from a seasonal value: give only one of them"
+        )
+    if getattr(est, "validation_series", None) is not None and (est.validation_size is not None):
+        raise ValueError(
+            "validation_series holds whole series out and validation_size a tail of each: "
+            "give only one of them"
+        )
+    if est.windowing == "tbptt" and (
+        est.normalization == "window" or est.reference is not None or est.linear_skip is True
+    ):
+        raise ValueError(
+            "normalization='window', reference and linear_skip need context windows; with "
+            "windowing='tbptt' use normalization=None (or 'auto'), reference=None and "
+            "linear_skip=False"
+        )
+    if getattr(est, "quantiles", None) is not None:
+        check_levels(est.quantiles)
+    if est.strategy == "seq2seq" and est.windowing != "sliding":
+        raise ValueError("strategy='seq2seq' needs windowing='sliding' (a decoder per window)")
+    if est.strategy == "seq2seq" and getattr(est, "quantiles", None) is not None:
+        raise ValueError("strategy='seq2seq' has a point decoder: quantiles must be None")
+    if not est.learning_rate > 0:
+        raise ValueError(f"learning_rate must be > 0, got {est.learning_rate!r}")
+    if est.gradient_clip is not None and not est.gradient_clip >= 0:
+        raise ValueError(f"gradient_clip must be None or >= 0, got {est.gradient_clip!r}")
