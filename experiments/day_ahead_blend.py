@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.optimize import linprog
 
+from forecast import metrics as M
 from forecast._special_days import special_mask
 
 TZ = "Europe/Berlin"
@@ -66,9 +67,12 @@ def mape_weights(forecasts: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 def scores(pred: pd.Series, truth: pd.Series, special: np.ndarray) -> dict:
     """MAPE %, bias MW and special-day MAPE % of one forecast column."""
-    error = pred.to_numpy() - truth.to_numpy()
-    ape = 100 * np.abs(error) / truth.to_numpy()
-    return {"mape": ape.mean(), "bias": error.mean(), "mape_special": ape[special].mean()}
+    y, f = truth.to_numpy(), pred.to_numpy()
+    return {
+        "mape": M.mape(y, f),
+        "bias": M.bias(y, f),
+        "mape_special": M.mape(y[special], f[special]),
+    }
 
 
 def main() -> None:  # noqa: D103
