@@ -74,6 +74,16 @@ def check_params(est: object) -> None:
         raise ValueError("strategy='seq2seq' needs windowing='sliding' (a decoder per window)")
     if est.strategy == "seq2seq" and getattr(est, "quantiles", None) is not None:
         raise ValueError("strategy='seq2seq' has a point decoder: quantiles must be None")
+    patch = getattr(est, "patch_length", 1)  # subclasses written before it may omit it
+    if isinstance(patch, bool) or not isinstance(patch, numbers.Integral) or patch < 1:
+        raise ValueError(f"patch_length must be an int >= 1, got {patch!r}")
+    if est.context_length % patch:
+        raise ValueError(
+            f"context_length={est.context_length} must be a multiple of "
+            f"patch_length={patch} (the encoder reads whole patches)"
+        )
+    if patch > 1 and est.windowing != "sliding":
+        raise ValueError(f"patch_length={patch} needs context windows: use windowing='sliding'")
     if not est.learning_rate > 0:
         raise ValueError(f"learning_rate must be > 0, got {est.learning_rate!r}")
     if est.gradient_clip is not None and not est.gradient_clip >= 0:

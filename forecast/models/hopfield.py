@@ -91,6 +91,7 @@ class HopfieldForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        patch_length=1,
     ) -> None:
         store_params(self, locals())
 
@@ -109,7 +110,7 @@ class HopfieldForecaster(NeuralForecaster):
             update_steps=self.update_steps,
             dropout=self.dropout,
             positional=self.positional,
-            max_len=self.context_length,
+            max_len=self._n_tokens(),
         )
 
     def association_weights(self, history=None) -> np.ndarray | dict:
@@ -122,9 +123,10 @@ class HopfieldForecaster(NeuralForecaster):
 
         Returns
         -------
-        ndarray of shape (update_steps, n_heads, context_length) or dict
+        ndarray of shape (update_steps, n_heads, n_tokens) or dict
             Association weights of every update and head over the context window (the last
-            ``context_length`` timestamps of the history, oldest first); each row sums to 1.
+            ``context_length`` timestamps of the history, oldest first, in ``n_tokens =
+            context_length / patch_length`` patches); each row sums to 1.
             A dict of such arrays, keyed by series id, when the data hold several series.
         """
         x, keys, kind = encoder_inputs(self, history)

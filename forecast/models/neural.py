@@ -38,7 +38,7 @@ COMMON_PARAMS = dict(
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
     n_ensemble=1, train_origins="auto", linear_skip="auto", quantiles=None, residual=False,
-    validation_series=None,
+    validation_series=None, patch_length=1,
 )  # fmt: skip
 
 # With train_origins="auto", at most this many steps (over all series) end a training window.
@@ -169,6 +169,13 @@ class NeuralForecaster(BaseForecaster):
         point forecast, also what a recursive roll-out feeds back. ``predict(h,
         quantiles=True)`` adds the columns ``<column>_q<level>``. None: a point head
         trained on squared error.
+    patch_length : int
+        Steps per encoder token (PatchTST-style, Nie et al. 2023): the encoder reads the
+        context as ``context_length / patch_length`` tokens, each holding the inputs of
+        ``patch_length`` consecutive steps, so a long context of fine steps (a week of
+        quarter-hours: 672 steps, patches of 4: 168 tokens) costs what the coarse one does;
+        the head still forecasts every step. ``context_length`` must be a multiple of it;
+        sliding windows only. 1 (default): one token per step.
 
     Attributes
     ----------
@@ -256,7 +263,7 @@ class NeuralForecaster(BaseForecaster):
     def _build_member(self, seed: int) -> ForecastNet:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            encoder = self._build_encoder(self.n_inputs_)
+            encoder = self._build_encoder(self.n_inputs_ * self._patch())
             levels = self._quantile_levels()
             if self.strategy == "seq2seq":
                 head = DecoderHead(
@@ -286,7 +293,15 @@ class NeuralForecaster(BaseForecaster):
                 normalize=getattr(self, "normalize_", False),
                 season=getattr(self, "season_", None),
                 context=self.context_length if getattr(self, "skip_", False) else None,
+                patch=self._patch(),
             )
+
+    def _patch(self) -> int:
+        return int(getattr(self, "patch_length", 1))
+
+    def _n_tokens(self) -> int:
+        """Return the encoder tokens per context window (``context_length / patch_length``)."""
+        return int(self.context_length) // self._patch()
 
     def _steps(self, value, name: str) -> int:
         """Turn an int or a duration string into a whole number of steps of ``freq_``."""

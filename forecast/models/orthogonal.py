@@ -93,6 +93,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        patch_length=1,
     ) -> None:
         store_params(self, locals())
 

@@ -25,8 +25,10 @@ def encoder_inputs(estimator: NeuralForecaster, history=None) -> tuple[torch.Ten
 
     Returns
     -------
-    x : Tensor of shape (n_series, context_length, n_inputs)
-        On the device of ``estimator.module_``.
+    x : Tensor of shape (n_series, n_tokens, patch_length * n_inputs)
+        What the encoder reads (targets normalised per window when the network does so,
+        steps grouped in patches; ``n_tokens = context_length / patch_length``), on the
+        device of ``estimator.module_``.
     keys : list
         Series ids in the order of ``x``.
     kind : str
@@ -48,8 +50,12 @@ def encoder_inputs(estimator: NeuralForecaster, history=None) -> tuple[torch.Ten
         V.check_length(len(frame), estimator._min_history(), key, "history needed by the encoder")
     arrays = estimator._to_arrays(frames, horizon=0, future=None)
     x, _ = context_windows(arrays, estimator.context_length, 0)
-    device = next(estimator.module_.parameters()).device
-    return torch.from_numpy(x).to(device), list(frames), kind
+    net = estimator.module_
+    net = net.members[0] if hasattr(net, "members") else net
+    device = next(net.parameters()).device
+    with torch.no_grad():
+        tokens = net.encoder_input(torch.from_numpy(x).to(device))
+    return tokens, list(frames), kind
 
 
 def per_series(weights: torch.Tensor, keys: list, kind: str) -> np.ndarray | dict:
@@ -141,6 +147,7 @@ class TransformerForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        patch_length=1,
     ) -> None:
         store_params(self, locals())
 
@@ -154,7 +161,7 @@ class TransformerForecaster(NeuralForecaster):
             dropout=self.dropout,
             positional=self.positional,
             causal=self.causal,
-            max_len=self.context_length,
+            max_len=self._n_tokens(),
         )
 
     def attention_weights(self, history=None) -> np.ndarray | dict:
@@ -167,9 +174,10 @@ class TransformerForecaster(NeuralForecaster):
 
         Returns
         -------
-        ndarray of shape (num_layers, n_heads, context_length, context_length) or dict
-            ``[l, h, i, j]`` is the weight that step ``i`` of the context window (the last
-            ``context_length`` timestamps of the history, oldest first) gives step ``j`` in
+        ndarray of shape (num_layers, n_heads, n_tokens, n_tokens) or dict
+            ``[l, h, i, j]`` is the weight that token ``i`` of the context window (the last
+            ``context_length`` timestamps of the history, oldest first, in
+            ``n_tokens = context_length / patch_length`` patches) gives token ``j`` in
             block ``l``, head ``h``; rows sum to 1. A dict of such arrays, keyed by series
             id, when the data hold several series. The forecast reads row ``i = -1``.
         """

@@ -185,6 +185,11 @@ class ForecastNet(nn.Module):
         (normalised) context values to its ``horizon`` forecasts is added to the output
         (a linear autoregressive skip path, initialised at zero, so the encoder and head learn
         what a linear model on lags cannot).
+    patch : int
+        Steps per encoder token: the encoder reads a window of ``T`` steps as ``T / patch``
+        tokens of ``patch * I`` inputs each (non-overlapping patches, oldest first; each
+        token lists its steps in time order). ``T`` must be a multiple of ``patch``; the
+        normalisation, references and skip path still work on the steps. 1: one token a step.
     """
 
     def __init__(
@@ -195,6 +200,7 @@ class ForecastNet(nn.Module):
         normalize: bool = False,
         season: int | None = None,
         context: int | None = None,
+        patch: int = 1,
     ) -> None:
         super().__init__()
         self.encoder = encoder
@@ -202,6 +208,7 @@ class ForecastNet(nn.Module):
         self.n_targets = int(n_targets)
         self.normalize = bool(normalize)
         self.season = None if season is None else int(season)
+        self.patch = int(patch)
         self.skip = None
         if context is not None:
             self.skip = nn.Linear(int(context), head.horizon)
@@ -216,9 +223,10 @@ class ForecastNet(nn.Module):
         """Whether forecasts need the whole window (normalisation, skip, seasonal reference).
 
         The last-value reference (``season=1``) needs only the last step: not windowed.
+        Patches need whole windows too.
         """
         seasonal = self.season is not None and self.season > 1
-        return self.normalize or seasonal or self.skip is not None
+        return self.normalize or seasonal or self.skip is not None or self.patch > 1
 
     @property
     def decodes(self) -> bool:
@@ -259,7 +267,7 @@ class ForecastNet(nn.Module):
             level, scale = window_stats(target)  # (B, 1, C) each
             target = (target - level) / scale
             x = torch.cat([target, x[..., c:]], dim=-1)
-        y, state = self.encoder(x, state)  # (B, T', H)
+        y, state = self.encoder(self.tokens(x), state)  # (B, T', H)
         if self.decodes:
             out = self.head(y[:, -1], future, target[:, -1])  # (B, horizon, C)
         else:
@@ -272,6 +280,25 @@ class ForecastNet(nn.Module):
         if self.normalize:
             out = out * _like(scale, out) + _like(level, out)  # scale > 0: order is kept
         return out, state
+
+    def tokens(self, x: Tensor) -> Tensor:
+        """Group the steps of windows ``(B, T, I)`` into patches ``(B, T / patch, patch * I)``."""
+        if self.patch == 1:
+            return x
+        batch, steps, width = x.shape
+        if steps % self.patch:
+            raise ValueError(
+                f"windows of {steps} steps do not split into patches of {self.patch} steps"
+            )
+        return x.reshape(batch, steps // self.patch, self.patch * width)
+
+    def encoder_input(self, x: Tensor) -> Tensor:
+        """Return what the encoder reads for windows ``x`` (B, T, I): normalised, in patches."""
+        if self.normalize:
+            c = self.n_targets
+            level, scale = window_stats(x[..., :c])
+            x = torch.cat([(x[..., :c] - level) / scale, x[..., c:]], dim=-1)
+        return self.tokens(x)
 
     def forward_steps(
         self, x: Tensor, future: Tensor | None = None, state: object = None
@@ -295,9 +322,8 @@ class ForecastNet(nn.Module):
         """
         if self.windowed or self.decodes:
             raise ValueError(
-                "window normalisation, seasonal references and decoders need context windows; "
-                "truncated "
-                "BPTT streams have none (use windowing='sliding')"
+                "window normalisation, seasonal references, patches and decoders need context "
+                "windows; truncated BPTT streams have none (use windowing='sliding')"
             )
         y, state = self.encoder(x, state)  # (B, k, H)
         if y.shape[1] != x.shape[1]:
