@@ -9,6 +9,7 @@ score the weights fixed on 2022.
 
     python experiments/day_ahead_blend.py --dir runs/fc
     python experiments/day_ahead_blend.py --dir runs/fc --members linear-lag hopfield gru
+    python experiments/day_ahead_blend.py --dir runs/fc --seeds 0 1 2   # members: seed means
 
 Prints, per member and for the blend: weight, MAPE on 2022, and on 2023 MAPE, bias (MW) and
 the MAPE on German holidays, bridge days and the Christmas week.
@@ -30,14 +31,21 @@ from forecast._special_days import special_mask
 TZ = "Europe/Berlin"
 
 
-def read(folder: Path, period: str, members: list[str], seed: int) -> pd.DataFrame:
-    """One column of forecasts per member plus ``y_true``, on the shared (origin, time) rows."""
+def read(folder: Path, period: str, members: list[str], seeds: list[int]) -> pd.DataFrame:
+    """One column per member (its mean over the seeds saved) plus ``y_true``, on shared rows."""
     columns, truth = {}, None
     for name in members:
-        frame = pd.read_parquet(folder / f"{period}_{name}_{seed}.parquet")
-        frame = frame.set_index(["origin", "time"]).sort_index()
-        columns[name] = frame["y_pred"]
-        truth = frame["y_true"] if truth is None else truth
+        runs = [folder / f"{period}_{name}_{seed}.parquet" for seed in seeds]
+        runs = [path for path in runs if path.exists()]
+        if not runs:
+            raise FileNotFoundError(f"no {period} forecasts of {name} for seeds {seeds} in {folder}")
+        preds = []
+        for path in runs:
+            frame = pd.read_parquet(path).set_index(["origin", "time"]).sort_index()
+            preds.append(frame["y_pred"])
+            truth = frame["y_true"] if truth is None else truth
+        columns[name] = pd.concat(preds, axis=1).mean(axis=1)
+        columns[f"{name}_n"] = pd.Series(len(runs), index=preds[0].index)
     table = pd.DataFrame(columns).join(truth).dropna()
     if len(table) != len(truth):
         raise ValueError(f"{period}: members cover different (origin, time) rows")
@@ -79,15 +87,17 @@ def main() -> None:  # noqa: D103
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, required=True, help="folder of saved forecasts")
     parser.add_argument("--members", nargs="+", help="model names (default: all in --dir)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=[0], help="average each member over these seeds"
+    )
     parser.add_argument("--out", type=Path, help="write the table as markdown here")
     args = parser.parse_args()
     members = args.members or sorted(
-        {p.stem.split("_")[1] for p in args.dir.glob(f"val_*_{args.seed}.parquet")}
-        & {p.stem.split("_")[1] for p in args.dir.glob(f"test_*_{args.seed}.parquet")}
+        {p.stem.split("_")[1] for p in args.dir.glob(f"val_*_{args.seeds[0]}.parquet")}
+        & {p.stem.split("_")[1] for p in args.dir.glob(f"test_*_{args.seeds[0]}.parquet")}
     )
-    val = read(args.dir, "val", members, args.seed)
-    test = read(args.dir, "test", members, args.seed)
+    val = read(args.dir, "val", members, args.seeds)
+    test = read(args.dir, "test", members, args.seeds)
     weights = mape_weights(val[members].to_numpy(), val["y_true"].to_numpy())
     val["blend"] = val[members].to_numpy() @ weights
     test["blend"] = test[members].to_numpy() @ weights
@@ -96,7 +106,8 @@ def main() -> None:  # noqa: D103
     for name, weight in [*zip(members, weights, strict=True), ("blend", 1.0)]:
         val_mape = scores(val[name], val["y_true"], np.ones(len(val), bool))["mape"]
         rows.append(
-            {"model": name, "weight": weight, "val_mape": val_mape}
+            {"model": name, "seeds": test.get(f"{name}_n", pd.Series([0])).iloc[0]}
+            | {"weight": weight, "val_mape": val_mape}
             | scores(test[name], test["y_true"], special)
         )
     table = pd.DataFrame(rows).set_index("model")
