@@ -22,7 +22,9 @@ Protocol (the CMU-mocap exp-map benchmark of Li et al. 2018, as later papers use
   1/3/7/9/24 of the per-frame error (the reference prints ``mean_mean_errors[ms]`` for
   ``ms in [1, 3, 7, 9, 13, 24]``), averaged over the 8 samples of an action, then over
   actions;
-* zero velocity repeats the last observed frame (frame 49 of the 75).
+* zero velocity repeats the last observed frame (frame 49 of the 75); constant velocity
+  (``forecast.ConstantVelocity``) adds ``k`` times the last frame difference (49 - 48) to it
+  at forecast frame ``k = 1 .. 25``, in the modelled channels.
 
 The ``velocity`` variants are the one change made outside the library to give the networks
 a residual connection: the targets are first differences of the modelled channels, the
@@ -51,6 +53,7 @@ import torch
 
 from forecast.datasets import constant_columns, load
 from forecast.metrics import euler_angle_error
+from forecast.models.baselines import ConstantVelocity
 from forecast.models.recurrent import GRUForecaster, LSTMForecaster
 
 SEED = 1234567890  # the reference's test seed
@@ -189,6 +192,22 @@ def zero_velocity(bench: Benchmark) -> dict[str, np.ndarray]:
         a: np.repeat(t[:, OBSERVED - 1 : OBSERVED], PREDICTED, axis=1)
         for a, t in bench.truth.items()
     }
+
+
+def constant_velocity(bench: Benchmark) -> dict[str, np.ndarray]:
+    """Last observed frame plus k times the last frame difference, action -> (8, 25, C).
+
+    The library's :class:`~forecast.ConstantVelocity` on the modelled channels, from the
+    same origins as the networks (one batched ``predict_origins`` call per action).
+    """
+    model = ConstantVelocity(window=1).fit(bench.train)
+    out = {}
+    for action, frame in bench.test.items():
+        origins = frame.index[[i + OBSERVED - 1 for i in bench.starts[action]]]
+        long = model.predict_origins(frame, origins, horizon=PREDICTED)
+        values = long[model.columns_].to_numpy()
+        out[action] = values.reshape(len(origins), PREDICTED, len(model.columns_))
+    return out
 
 
 def full_vectors(pred: dict[str, np.ndarray], bench: Benchmark) -> dict[str, np.ndarray]:
@@ -334,7 +353,8 @@ def main(argv: list[str] | None = None) -> None:
         flush=True,
     )
     zero = score(zero_velocity(bench), bench)
-    scores, by_seed, runs = {"zero velocity": zero}, {}, []
+    constant = score(full_vectors(constant_velocity(bench), bench), bench)
+    scores, by_seed, runs = {"zero velocity": zero, "constant velocity": constant}, {}, []
     for name in names:
         for seed in seeds if name in repeat else seeds[:1]:
             result, row = run_variant(table[name], bench, {**base, "random_state": seed})
@@ -351,7 +371,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     mean, mean_seen, per = summary_tables(scores, extra, seen)
     spread = pd.DataFrame(
-        {"zero velocity": zero.mean()}
+        {"zero velocity": zero.mean(), "constant velocity": constant.mean()}
         | {f"{n} / seed {s}": by_seed[n, s].mean() for n in repeated for s in seeds}
     ).T
     spread.index.name = "model / seed"
