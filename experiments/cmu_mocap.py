@@ -200,7 +200,11 @@ def constant_velocity(bench: Benchmark) -> dict[str, np.ndarray]:
     The library's :class:`~forecast.ConstantVelocity` on the modelled channels, from the
     same origins as the networks (one batched ``predict_origins`` call per action).
     """
-    model = ConstantVelocity(window=1).fit(bench.train)
+    return forecast_windows(ConstantVelocity(window=1).fit(bench.train), bench)
+
+
+def forecast_windows(model, bench: Benchmark) -> dict[str, np.ndarray]:
+    """Forecasts of a fitted library model of the modelled channels, action -> (8, 25, C)."""
     out = {}
     for action, frame in bench.test.items():
         origins = frame.index[[i + OBSERVED - 1 for i in bench.starts[action]]]
@@ -284,6 +288,19 @@ def run_variant(variant: Variant, bench: Benchmark, base: dict) -> tuple[pd.Data
 
 
 # ------------------------------------------------------------------------ main
+FIGURES_BEGIN = "<!-- figures: written by experiments/cmu_mocap_figures.py -->"
+FIGURES_END = "<!-- end of figures -->"
+
+
+def figures_section(path: Path) -> str:
+    """The figures section of an existing results file (kept when the tables are rewritten)."""
+    text = path.read_text() if path.exists() else ""
+    begin, end = text.find(FIGURES_BEGIN), text.find(FIGURES_END)
+    if begin < 0 or end < begin:
+        return ""
+    return "\n" + text[begin : end + len(FIGURES_END)] + "\n"
+
+
 DEFAULT = "lstm,gru,lstm-long,lstm-recursive,lstm-tbptt,lstm-velocity,gru-velocity"
 QUICK = "lstm,lstm-velocity,gru-velocity"
 REPEAT = "lstm-velocity,gru-velocity"
@@ -411,7 +428,7 @@ def main(argv: list[str] | None = None) -> None:
     output = args.output if args.output is not None else ("" if args.quick else str(OUT))
     if output:
         Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(text + "\n")
+        Path(output).write_text(text + "\n" + figures_section(Path(output)))
 
 
 if __name__ == "__main__":

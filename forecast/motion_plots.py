@@ -165,10 +165,11 @@ def plot_joint_angles(
             ax.set_ylabel(unit, fontsize=8)
     for ax in axes[: len(picked)][-ncols:]:
         ax.set_xlabel("ms after the last observed frame" if step_ms else "frames", fontsize=8)
-    axes[0].legend(fontsize=7, loc="best")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))  # room for the legend
     return _save(fig, path)
 
 
