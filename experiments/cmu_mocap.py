@@ -22,7 +22,9 @@ Protocol (the CMU-mocap exp-map benchmark of Li et al. 2018, as later papers use
   1/3/7/9/24 of the per-frame error (the reference prints ``mean_mean_errors[ms]`` for
   ``ms in [1, 3, 7, 9, 13, 24]``), averaged over the 8 samples of an action, then over
   actions;
-* zero velocity repeats the last observed frame (frame 49 of the 75).
+* zero velocity repeats the last observed frame (frame 49 of the 75); constant velocity
+  (``forecast.ConstantVelocity``) adds ``k`` times the last frame difference (49 - 48) to it
+  at forecast frame ``k = 1 .. 25``, in the modelled channels.
 
 The ``velocity`` variants are the one change made outside the library to give the networks
 a residual connection: the targets are first differences of the modelled channels, the
@@ -51,6 +53,7 @@ import torch
 
 from forecast.datasets import constant_columns, load
 from forecast.metrics import euler_angle_error
+from forecast.models.baselines import ConstantVelocity
 from forecast.models.recurrent import GRUForecaster, LSTMForecaster
 
 SEED = 1234567890  # the reference's test seed
@@ -191,6 +194,26 @@ def zero_velocity(bench: Benchmark) -> dict[str, np.ndarray]:
     }
 
 
+def constant_velocity(bench: Benchmark) -> dict[str, np.ndarray]:
+    """Last observed frame plus k times the last frame difference, action -> (8, 25, C).
+
+    The library's :class:`~forecast.ConstantVelocity` on the modelled channels, from the
+    same origins as the networks (one batched ``predict_origins`` call per action).
+    """
+    return forecast_windows(ConstantVelocity(window=1).fit(bench.train), bench)
+
+
+def forecast_windows(model, bench: Benchmark) -> dict[str, np.ndarray]:
+    """Forecasts of a fitted library model of the modelled channels, action -> (8, 25, C)."""
+    out = {}
+    for action, frame in bench.test.items():
+        origins = frame.index[[i + OBSERVED - 1 for i in bench.starts[action]]]
+        long = model.predict_origins(frame, origins, horizon=PREDICTED)
+        values = long[model.columns_].to_numpy()
+        out[action] = values.reshape(len(origins), PREDICTED, len(model.columns_))
+    return out
+
+
 def full_vectors(pred: dict[str, np.ndarray], bench: Benchmark) -> dict[str, np.ndarray]:
     """Put forecasts of the modelled channels into 117-dimensional vectors."""
     pos = [bench.all_columns.index(c) for c in bench.columns]
@@ -265,6 +288,19 @@ def run_variant(variant: Variant, bench: Benchmark, base: dict) -> tuple[pd.Data
 
 
 # ------------------------------------------------------------------------ main
+FIGURES_BEGIN = "<!-- figures: written by experiments/cmu_mocap_figures.py -->"
+FIGURES_END = "<!-- end of figures -->"
+
+
+def figures_section(path: Path) -> str:
+    """The figures section of an existing results file (kept when the tables are rewritten)."""
+    text = path.read_text() if path.exists() else ""
+    begin, end = text.find(FIGURES_BEGIN), text.find(FIGURES_END)
+    if begin < 0 or end < begin:
+        return ""
+    return "\n" + text[begin : end + len(FIGURES_END)] + "\n"
+
+
 DEFAULT = "lstm,gru,lstm-long,lstm-recursive,lstm-tbptt,lstm-velocity,gru-velocity"
 QUICK = "lstm,lstm-velocity,gru-velocity"
 REPEAT = "lstm-velocity,gru-velocity"
@@ -334,7 +370,8 @@ def main(argv: list[str] | None = None) -> None:
         flush=True,
     )
     zero = score(zero_velocity(bench), bench)
-    scores, by_seed, runs = {"zero velocity": zero}, {}, []
+    constant = score(full_vectors(constant_velocity(bench), bench), bench)
+    scores, by_seed, runs = {"zero velocity": zero, "constant velocity": constant}, {}, []
     for name in names:
         for seed in seeds if name in repeat else seeds[:1]:
             result, row = run_variant(table[name], bench, {**base, "random_state": seed})
@@ -351,7 +388,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     mean, mean_seen, per = summary_tables(scores, extra, seen)
     spread = pd.DataFrame(
-        {"zero velocity": zero.mean()}
+        {"zero velocity": zero.mean(), "constant velocity": constant.mean()}
         | {f"{n} / seed {s}": by_seed[n, s].mean() for n in repeated for s in seeds}
     ).T
     spread.index.name = "model / seed"
@@ -391,7 +428,7 @@ def main(argv: list[str] | None = None) -> None:
     output = args.output if args.output is not None else ("" if args.quick else str(OUT))
     if output:
         Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(text + "\n")
+        Path(output).write_text(text + "\n" + figures_section(Path(output)))
 
 
 if __name__ == "__main__":

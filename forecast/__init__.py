@@ -8,6 +8,7 @@ from forecast.ensemble import EnsembleForecaster
 from forecast.features import calendar_features
 from forecast.models import register_estimator
 from forecast.models.baselines import (
+    ConstantVelocity,
     ETSForecaster,
     ExternalForecast,
     LinearLagForecaster,
@@ -45,6 +46,7 @@ __all__ = [
     "BaseForecaster",
     "ComparisonResult",
     "ConformalForecaster",
+    "ConstantVelocity",
     "EnsembleForecaster",
     "HopfieldForecaster",
     "OrthogonalRNNForecaster",

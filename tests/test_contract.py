@@ -30,6 +30,7 @@ TEST_PARAMS = {
     "HopfieldForecaster": {**NEURAL, "n_heads": 2},
     "Naive": {},
     "SeasonalNaive": {"season": "1D"},
+    "ConstantVelocity": {"window": 2},
     "ETSForecaster": {"seasonal_periods": 24},
     "SARIMAXForecaster": {"order": (1, 0, 0), "seasonal_order": (0, 0, 0, 0)},
     "MSTLForecaster": {"periods": ("1D",)},

@@ -2,7 +2,8 @@
 
 Readers return pandas frames on a regular ``DatetimeIndex`` (UTC for power load) with
 numeric columns only; metadata (bidding zones, gap report, frame rate) is in ``df.attrs``.
-Rotation conversions for exp-map data are in :mod:`forecast.datasets.rotations`.
+Rotation conversions for exp-map data are in :mod:`forecast.datasets.rotations`, forward
+kinematics of BVH skeletons (joint positions) in :mod:`forecast.datasets.kinematics`.
 """
 
 from forecast.datasets.bvh import BvhData, BvhJoint, read_bvh
@@ -10,6 +11,7 @@ from forecast.datasets.catalogue import DATASETS, list_datasets, load, resolve_d
 from forecast.datasets.entsoe import read_entsoe
 from forecast.datasets.fetch import download, fetch
 from forecast.datasets.gaps import find_gaps, missing_runs
+from forecast.datasets.kinematics import forward_kinematics, skeleton_names, skeleton_parents
 from forecast.datasets.mocap import constant_columns, expmap_columns, read_expmap
 from forecast.datasets.opsd import read_opsd
 from forecast.datasets.smard import read_smard
@@ -23,6 +25,7 @@ __all__ = [
     "expmap_columns",
     "fetch",
     "find_gaps",
+    "forward_kinematics",
     "list_datasets",
     "load",
     "missing_runs",
@@ -32,4 +35,6 @@ __all__ = [
     "read_opsd",
     "read_smard",
     "resolve_data_dir",
+    "skeleton_names",
+    "skeleton_parents",
 ]

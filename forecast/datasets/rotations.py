@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "axis_rotmat",
     "euler_to_rotmat",
     "expmap_to_euler",
     "expmap_to_rotmat",
@@ -155,6 +156,28 @@ def _rz(a: np.ndarray) -> np.ndarray:
     return np.stack(
         [np.stack([c, -s, z], -1), np.stack([s, c, z], -1), np.stack([z, z, o], -1)], -2
     )
+
+
+def axis_rotmat(axis: str, angle: np.ndarray) -> np.ndarray:
+    """Active rotation matrices about one coordinate axis.
+
+    Parameters
+    ----------
+    axis : {"x", "y", "z"}
+        The axis (case-insensitive).
+    angle : array_like
+        Angles in radians, any shape ``S``; positive turns counter-clockwise looking down
+        the axis towards the origin (``axis_rotmat("z", pi / 2) @ [1, 0, 0] = [0, 1, 0]``).
+
+    Returns
+    -------
+    ndarray of shape S + (3, 3)
+    """
+    elementary = {"x": _rx, "y": _ry, "z": _rz}
+    key = axis.lower() if isinstance(axis, str) else axis
+    if key not in elementary:
+        raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}")
+    return elementary[key](np.asarray(angle, dtype=float))
 
 
 def euler_to_rotmat(E: np.ndarray) -> np.ndarray:

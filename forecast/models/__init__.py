@@ -19,6 +19,7 @@ REGISTRY = {  # fixed in code: the only modules a name can lead to
     "hopfield": "forecast.models.hopfield:HopfieldForecaster",
     "naive": "forecast.models.baselines:Naive",
     "seasonal-naive": "forecast.models.baselines:SeasonalNaive",
+    "constant-velocity": "forecast.models.baselines:ConstantVelocity",
     "ets": "forecast.models.baselines:ETSForecaster",
     "sarimax": "forecast.models.baselines:SARIMAXForecaster",
     "mstl": "forecast.models.baselines:MSTLForecaster",

@@ -4,6 +4,7 @@ Pure array functions live in ``_math`` (numpy) and ``_statsmodels`` (statsmodels
 imported lazily); the classes here only hold parameters and fitted state.
 
 - :class:`Naive`, :class:`SeasonalNaive`: last value, last season(s).
+- :class:`ConstantVelocity`: last value plus the recent step per step (drift).
 - :class:`ETSForecaster`, :class:`SARIMAXForecaster`, :class:`MSTLForecaster`: statsmodels.
 - :class:`LinearLagForecaster`: ridge on lags and calendar features, recursive roll-out.
 - :class:`ExternalForecast`: a forecast column of the data (e.g. the grid operators').
@@ -16,8 +17,10 @@ from forecast.models.baselines.statistical import (
     MSTLForecaster,
     SARIMAXForecaster,
 )
+from forecast.models.baselines.velocity import ConstantVelocity
 
 __all__ = [
+    "ConstantVelocity",
     "ETSForecaster",
     "ExternalForecast",
     "LinearLagForecaster",

@@ -71,6 +71,35 @@ def naive_forecast(y: np.ndarray, horizon: int) -> np.ndarray:
     return np.repeat(y[-1:], horizon, axis=0)
 
 
+def constant_velocity_forecast(y: np.ndarray, horizon: int, window: int = 1) -> np.ndarray:
+    """Continue the last row of ``y`` (T, C) at its mean velocity over the last ``window`` steps.
+
+    Step ``k = 1 .. horizon`` of the forecast is ``y[-1] + k * (y[-1] - y[-1 - window]) /
+    window``: with ``window=1`` the last difference (constant velocity), with
+    ``window=T - 1`` the slope from the first to the last row (the drift method).
+
+    Parameters
+    ----------
+    y : ndarray of shape (T, C)
+        History, ``T >= window + 1``.
+    horizon : int
+        Steps to forecast.
+    window : int
+        Steps the velocity is averaged over.
+
+    Returns
+    -------
+    ndarray of shape (horizon, C)
+    """
+    if len(y) < window + 1:
+        raise ValueError(
+            f"constant velocity over {window} step(s) needs {window + 1} rows, got {len(y)}"
+        )
+    velocity = (y[-1] - y[-1 - window]) / window  # (C,)
+    steps = np.arange(1, horizon + 1, dtype=float)[:, None]  # (H, 1)
+    return y[-1] + steps * velocity
+
+
 def seasonal_naive_forecast(
     y: np.ndarray, horizon: int, season: int, n_seasons: int = 1
 ) -> np.ndarray:
