@@ -91,6 +91,7 @@ class HopfieldForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
 

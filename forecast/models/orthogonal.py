@@ -93,6 +93,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
 

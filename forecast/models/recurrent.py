@@ -73,6 +73,7 @@ class ElmanForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
 
@@ -152,6 +153,7 @@ class LSTMForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
 
@@ -228,6 +230,7 @@ class GRUForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
 

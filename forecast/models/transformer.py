@@ -141,6 +141,7 @@ class TransformerForecaster(NeuralForecaster):
         quantiles=None,
         residual=False,
         validation_series=None,
+        micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
 
