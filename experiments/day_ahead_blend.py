@@ -38,7 +38,9 @@ def read(folder: Path, period: str, members: list[str], seeds: list[int]) -> pd.
         runs = [folder / f"{period}_{name}_{seed}.parquet" for seed in seeds]
         runs = [path for path in runs if path.exists()]
         if not runs:
-            raise FileNotFoundError(f"no {period} forecasts of {name} for seeds {seeds} in {folder}")
+            raise FileNotFoundError(
+                f"no {period} forecasts of {name} for seeds {seeds} in {folder}"
+            )
         preds = []
         for path in runs:
             frame = pd.read_parquet(path).set_index(["origin", "time"]).sort_index()

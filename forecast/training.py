@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from forecast._accumulate import accumulate_batch
+from forecast._accumulate import detach_state as detach_state  # public here since ever
 from forecast.optim import build_optimizer
 from forecast.windows import StreamChunks, WindowDataset, even_slices
 
@@ -48,17 +50,6 @@ def seeded(seed: int, device: str) -> Iterator[np.random.Generator]:
     with torch.random.fork_rng(devices=devices):
         torch.manual_seed(seed)
         yield np.random.default_rng(seed)
-
-
-def detach_state(state: object) -> object:
-    """Detach a hidden state (tensor, or nested tuple/list of tensors) from the graph."""
-    if state is None:
-        return None
-    if isinstance(state, Tensor):
-        return state.detach()
-    if isinstance(state, (tuple, list)):
-        return type(state)(detach_state(s) for s in state)
-    raise TypeError(f"cannot detach a hidden state of type {type(state).__name__}")
 
 
 def masked_mean(err: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -105,6 +96,11 @@ def optimizer_step(
     """Backpropagate ``loss``, clip the gradient norm over all parameters, step."""
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
+    clip_and_step(net, optimizer, clip)
+
+
+def clip_and_step(net: nn.Module, optimizer: torch.optim.Optimizer, clip: float | None) -> None:
+    """Clip the gradient norm over all parameters (unless ``clip`` is falsy), then step."""
     if clip:
         nn.utils.clip_grad_norm_(net.parameters(), clip)
     optimizer.step()
@@ -118,23 +114,25 @@ def run_epoch(
     clip: float | None,
     rng: np.random.Generator | None,
     loss_fn: Callable = masked_mse,
+    micro_batch_size: int | None = None,
 ) -> float:
-    """One pass over ``data``; returns the mean training loss (``loss_fn``)."""
+    """One pass over ``data``; returns the mean training loss (``loss_fn``).
+
+    Each batch is one optimisation step. With ``micro_batch_size`` the network reads it in
+    even slices of at most that many windows (streams) and the slices' gradients add up to
+    the batch's (:func:`forecast._accumulate.accumulate_batch`) before one clip and step.
+    """
     net.train()
     total, count, state = None, 0, None
     for batch in data.batches(batch_size, rng):
-        if data.stateful:
-            if batch.reset:
-                state = None
-            pred, state = net.forward_steps(batch.x, batch.future, state)  # (B, k, h, C)
-            state = detach_state(state)  # carry the values, cut the gradient
-            n = batch.mask.sum()  # loss-bearing steps (a tensor: no device sync)
-        else:
-            pred, _ = net(batch.x, batch.future)  # (B, h, C)
-            n = len(batch.x)
-        loss = loss_fn(pred, batch.y, batch.mask)
-        optimizer_step(net, optimizer, loss, clip)
-        total = loss.detach() * n if total is None else total + loss.detach() * n
+        if data.stateful and batch.reset:
+            state = None
+        optimizer.zero_grad(set_to_none=True)
+        loss, n, state = accumulate_batch(
+            net, batch, loss_fn, micro_batch_size, state, stateful=data.stateful
+        )
+        clip_and_step(net, optimizer, clip)
+        total = loss * n if total is None else total + loss * n
         count += n
     return float(total / count) if total is not None else math.nan
 
@@ -200,6 +198,12 @@ class TrainConfig:
     checkpoint_dir: str | None = None
     signature: str = ""
     quantiles: tuple | None = None  # train the pinball loss of these levels (else MSE)
+    micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
+
+    @property
+    def slice_size(self) -> int:
+        """Windows the network reads at once: ``batch_size``, or fewer with micro-batches."""
+        return min(self.batch_size, self.micro_batch_size or self.batch_size)
 
 
 @dataclass
@@ -338,7 +342,14 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
     lr = float(optimizer.param_groups[0]["lr"])
     loss_fn = training_loss(config.quantiles)
     loss = run_epoch(
-        model, train_data, optimizer, config.batch_size, config.gradient_clip, rng, loss_fn
+        model,
+        train_data,
+        optimizer,
+        config.batch_size,
+        config.gradient_clip,
+        rng,
+        loss_fn,
+        config.micro_batch_size,
     )
     if model is not net:  # the mean training loss over every process's batches
         loss = _all_mean(loss)
@@ -352,7 +363,7 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
         # Loss over batches of 1024 windows (as ever), forward in training-sized slices:
         # the activations of 1024 windows at once were the peak memory of a fit.
         batches = max(config.batch_size, 1024)
-        logs["val_loss"] = evaluate(net, val_data, batches, loss_fn, chunk=config.batch_size)
+        logs["val_loss"] = evaluate(net, val_data, batches, loss_fn, chunk=config.slice_size)
     logs["lr"] = lr
     report = getattr(net, "epoch_metrics", None)
     logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})

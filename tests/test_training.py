@@ -350,3 +350,19 @@ def test_evaluate_in_slices_reads_at_most_chunk_windows_and_keeps_the_loss():
     sliced = evaluate(net, data, batch_size=20, chunk=8)
     assert net.sizes == [6, 7, 7, 6, 7, 7, 7, 7]  # each batch of 20 (then 14) in even slices
     assert sliced == whole  # the same batches reduce the loss: the same value, bit for bit
+
+
+def test_train_reads_steps_and_validation_in_micro_batches():
+    t = np.arange(80.0)
+    y = np.sin(t / 3)[:, None]
+    data = WindowDataset([(y, y, None)], context=5, horizon=2)  # 74 windows
+    val = WindowDataset([(y[:40], y[:40], None)], context=5, horizon=2)  # 34 windows
+    assert config(batch_size=16).slice_size == 16
+    assert config(batch_size=16, micro_batch_size=32).slice_size == 16
+    cfg = config(max_epochs=1, batch_size=16, micro_batch_size=6)
+    assert cfg.slice_size == 6
+    net = WindowMean()
+    with seeded(0, "cpu") as rng:
+        train(net, data, val, cfg, [], rng, "cpu")
+    steps = [5, 5, 6] * 4 + [5, 5]  # batches 16, 16, 16, 16, 10 in even slices
+    assert net.sizes == steps + [5, 6, 6, 5, 6, 6]  # then the validation batch of 34

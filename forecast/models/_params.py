@@ -28,6 +28,11 @@ def check_params(est: object) -> None:
     ):
         integer(name)
     integer("tbptt_steps", optional=True)
+    micro = getattr(est, "micro_batch_size", None)
+    if micro is not None and (
+        isinstance(micro, bool) or not isinstance(micro, numbers.Integral) or micro < 1
+    ):
+        raise ValueError(f"micro_batch_size must be None or an int >= 1, got {micro!r}")
     integer("early_stopping_patience", optional=True)
     choices = {
         "windowing": ("sliding", "tbptt"),

@@ -20,7 +20,13 @@ from torch import nn
 
 from forecast._quantiles import check_levels, point_level
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.models._batching import context_windows, data_fingerprint, rollout, training_data
+from forecast.models._batching import (
+    PREDICT_CHUNK,
+    context_windows,
+    data_fingerprint,
+    rollout,
+    training_data,
+)
 from forecast.models._params import check_params
 from forecast.models._split import held_out, length_reason, min_length
 from forecast.nn.decoder import DecoderHead
@@ -38,14 +44,23 @@ COMMON_PARAMS = dict(
     past_covariates=None, calendar=False, country=None, timezone=None, fill_gaps=False,
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
     n_ensemble=1, train_origins="auto", linear_skip="auto", quantiles=None, residual=False,
-    validation_series=None, patch_length=1,
+    validation_series=None, patch_length=1, micro_batch_size=None,
 )  # fmt: skip
 
 # With train_origins="auto", at most this many steps (over all series) end a training window.
 AUTO_ORIGINS = 12_000
 
 # Parameters that may change between an interrupted fit and its resumption.
-_RESUMABLE = ("max_epochs", "early_stopping_patience", "verbose", "checkpoint_dir", "device")
+# micro_batch_size changes memory, not the mathematics (like device: only rounding), so a fit
+# stopped for lack of memory may resume with smaller slices.
+_RESUMABLE = (
+    "max_epochs",
+    "early_stopping_patience",
+    "verbose",
+    "checkpoint_dir",
+    "device",
+    "micro_batch_size",
+)
 
 
 def store_params(estimator: BaseForecaster, arguments: dict) -> None:
@@ -176,6 +191,14 @@ class NeuralForecaster(BaseForecaster):
         quarter-hours: 672 steps, patches of 4: 168 tokens) costs what the coarse one does;
         the head still forecasts every step. ``context_length`` must be a multiple of it;
         sliding windows only. 1 (default): one token per step.
+    micro_batch_size : int or None
+        Read each training batch in even slices of at most this many windows (streams with
+        ``windowing="tbptt"``), backpropagating each slice's loss weighted by its share of
+        the batch (its windows, or its loss-bearing steps), then clip and step once per
+        batch: the step is that of the whole ``batch_size`` batch (up to float rounding;
+        with ``dropout`` the masks are drawn per slice) while only one slice's activations
+        are held, so peak memory falls. Validation and prediction also read at most this
+        many windows at a time. None: the whole batch at once.
 
     Attributes
     ----------
@@ -427,6 +450,7 @@ class NeuralForecaster(BaseForecaster):
             checkpoint_dir=self.checkpoint_dir,
             signature=self._signature(series),
             quantiles=self.quantiles_,
+            micro_batch_size=getattr(self, "micro_batch_size", None),
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
         results = []
@@ -480,7 +504,8 @@ class NeuralForecaster(BaseForecaster):
         levels = self._quantile_levels()
         point = point_level(levels) if levels else None
         x, future = context_windows(series, self.context_length, horizon)
-        return rollout(self.module_, x, future, horizon, self.head_horizon_, point=point)
+        chunk = min(PREDICT_CHUNK, getattr(self, "micro_batch_size", None) or PREDICT_CHUNK)
+        return rollout(self.module_, x, future, horizon, self.head_horizon_, chunk, point=point)
 
     # ------------------------------------------------------------ persistence
     def __getstate__(self) -> dict:

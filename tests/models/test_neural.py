@@ -11,8 +11,11 @@ from torch import nn
 from forecast.base import SeriesArrays
 from forecast.callbacks import Callback
 from forecast.models._batching import rollout, training_data
+from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.neural import COMMON_PARAMS, NeuralForecaster, store_params
+from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
+from forecast.models.transformer import TransformerForecaster
 from tests.conftest import make_series
 
 TINY = dict(
@@ -31,11 +34,22 @@ def fitted():
     return GRUForecaster(**TINY).fit(make_series(200))
 
 
-@pytest.mark.parametrize("cls", [ElmanForecaster, LSTMForecaster, GRUForecaster])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        ElmanForecaster,
+        LSTMForecaster,
+        GRUForecaster,
+        OrthogonalRNNForecaster,
+        TransformerForecaster,
+        HopfieldForecaster,
+    ],
+)
 def test_every_family_lists_the_common_parameters_with_the_same_defaults(cls):
     signature = inspect.signature(cls.__init__).parameters
     for name, default in COMMON_PARAMS.items():
         assert signature[name].default == default, name
+    assert list(signature)[-1] == "micro_batch_size"  # the newest parameter comes last
     marker = ["load"]
     est = cls(future_covariates=marker, context_length="not validated in __init__")
     assert est.future_covariates is marker

@@ -1,11 +1,15 @@
-"""Window normalisation, seasonal references, ensembles, validation size, training origins."""
+"""Window normalisation, seasonal references, ensembles, validation size, training origins,
+micro-batches."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from forecast.models.recurrent import ElmanForecaster, GRUForecaster
+from forecast import load
+from forecast.models.hopfield import HopfieldForecaster
+from forecast.models.orthogonal import OrthogonalRNNForecaster
+from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.nn.ensemble import EnsembleNet
 from tests.conftest import make_series
@@ -152,3 +156,69 @@ def test_linear_skip_is_on_for_windows_and_off_for_streams_by_default():
         GRUForecaster(**TINY, linear_skip="yes").fit(df)
     with pytest.raises(ValueError, match="linear_skip=False"):
         GRUForecaster(**TINY, windowing="tbptt", linear_skip=True).fit(df)
+
+
+MICRO_CASES = {
+    "elman": (ElmanForecaster, {}),
+    "lstm": (LSTMForecaster, {}),
+    "gru-quantiles": (GRUForecaster, {"quantiles": (0.1, 0.5, 0.9)}),
+    "gru-tbptt": (GRUForecaster, {"windowing": "tbptt", "tbptt_steps": 12}),
+    "orthogonal": (OrthogonalRNNForecaster, {}),
+    "transformer": (TransformerForecaster, {"n_heads": 2}),
+    "hopfield": (HopfieldForecaster, {"n_heads": 2, "train_origins": "12:00"}),
+}
+
+
+@pytest.mark.parametrize("case", list(MICRO_CASES), ids=list(MICRO_CASES))
+def test_micro_batches_fit_like_whole_batches(case):
+    cls, extra = MICRO_CASES[case]
+    df = make_series(260)
+    whole = cls(**TINY, **extra).fit(df)
+    # batches of 32 windows (tbptt: of streams) read in slices of at most 5 (3)
+    micro = 3 if extra.get("windowing") == "tbptt" else 5
+    sliced = cls(**TINY, **extra, micro_batch_size=micro).fit(df)
+    assert sliced.micro_batch_size == micro and whole.micro_batch_size is None
+    assert len(sliced.history_["val_loss"]) == 2
+    np.testing.assert_allclose(sliced.history_["val_loss"], whole.history_["val_loss"], atol=1e-5)
+    np.testing.assert_allclose(
+        sliced.history_["train_loss"], whole.history_["train_loss"], rtol=1e-5
+    )
+    pd.testing.assert_frame_equal(sliced.predict(horizon=6), whole.predict(horizon=6), atol=1e-4)
+
+
+def test_micro_batch_size_slices_training_validation_and_prediction(tmp_path, monkeypatch):
+    from forecast.nn.heads import ForecastNet
+
+    data = {k: make_series(120, seed=i) for i, k in enumerate("abcdefg")}
+    read = {True: [], False: []}  # windows per forward, in training / in evaluation
+    forward = ForecastNet.forward
+
+    def spy(net, x, *args, **kwargs):
+        read[net.training].append(len(x))
+        return forward(net, x, *args, **kwargs)
+
+    monkeypatch.setattr(ForecastNet, "forward", spy)
+    model = GRUForecaster(**TINY, micro_batch_size=3).fit(data)
+    assert max(read[True]) == 3 and max(read[False]) == 3
+    assert sum(read[True]) == 2 * sum(len(d) - 24 - 6 - 11 for d in data.values())
+    read[False].clear()
+    forecast = model.predict(horizon=6)
+    assert read[False] == [2, 2, 3]  # the seven series' windows in even slices of at most 3
+    monkeypatch.undo()
+    whole = clone(model).set_params(micro_batch_size=None).fit(data)
+    assert clone(model).get_params()["micro_batch_size"] == 3
+    for key, frame in whole.predict(horizon=6).items():
+        pd.testing.assert_frame_equal(forecast[key], frame, atol=1e-4)
+    model.save(tmp_path / "m")
+    back = load(tmp_path / "m")
+    assert back.micro_batch_size == 3
+    for key, frame in back.predict(horizon=6).items():
+        pd.testing.assert_frame_equal(frame, forecast[key])
+
+
+@pytest.mark.parametrize("bad", [0, -4, 2.5, True, "8"])
+def test_micro_batch_size_must_be_a_positive_int(bad):
+    with pytest.raises(
+        ValueError, match=rf"micro_batch_size must be None or an int >= 1, got {bad!r}"
+    ):
+        GRUForecaster(**TINY, micro_batch_size=bad).fit(make_series(200))

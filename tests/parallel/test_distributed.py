@@ -30,6 +30,19 @@ def test_two_workers_follow_the_single_process_loss_curve(ray_local, tmp_path):
     np.testing.assert_array_equal(again.predict(horizon=6), ddp.predict(horizon=6))
 
 
+@pytest.mark.slow
+def test_two_workers_with_micro_batches_follow_the_single_process_loss_curve(ray_local):
+    # each worker's 16 windows in slices of 5, 5, 6, the earlier ones under DDP's no_sync
+    # (gradients all-reduced once per step, after the last slice): the same curve
+    data = make_series(n=352)
+    single = GRUForecaster(**PARAMS, batch_size=32).fit(data)
+    ddp = fit_distributed(
+        GRUForecaster(**PARAMS, batch_size=16, micro_batch_size=6), data, num_workers=2
+    )
+    assert ddp.micro_batch_size == 6
+    np.testing.assert_allclose(ddp.history_["val_loss"], single.history_["val_loss"], rtol=1e-5)
+
+
 def test_tbptt_is_refused():
     with pytest.raises(ValueError, match="needs windowing='sliding'"):
         fit_distributed(GRUForecaster(windowing="tbptt"), make_series())
