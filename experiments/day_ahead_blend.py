@@ -108,7 +108,7 @@ def main() -> None:  # noqa: D103
     for name, weight in [*zip(members, weights, strict=True), ("blend", 1.0)]:
         val_mape = scores(val[name], val["y_true"], np.ones(len(val), bool))["mape"]
         rows.append(
-            {"model": name, "seeds": test.get(f"{name}_n", pd.Series([0])).iloc[0]}
+            {"model": name, "seeds": str(test[f"{name}_n"].iloc[0]) if name in members else ""}
             | {"weight": weight, "val_mape": val_mape}
             | scores(test[name], test["y_true"], special)
         )
