@@ -10,6 +10,7 @@ score the weights fixed on 2022.
     python experiments/day_ahead_blend.py --dir runs/fc
     python experiments/day_ahead_blend.py --dir runs/fc --members linear-lag hopfield gru
     python experiments/day_ahead_blend.py --dir runs/fc --seeds 0 1 2   # members: seed means
+    python experiments/day_ahead_blend.py --dir runs/fc --by-hour       # + weights per hour
 
 Prints, per member and for the blend: weight, MAPE on 2022, and on 2023 MAPE, bias (MW) and
 the MAPE on German holidays, bridge days and the Christmas week.
@@ -85,6 +86,20 @@ def scores(pred: pd.Series, truth: pd.Series, special: np.ndarray) -> dict:
     }
 
 
+def hourly_blend(
+    val: pd.DataFrame, test: pd.DataFrame, members: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Blend with one set of weights per local hour of the target, each chosen on ``val``."""
+    hours = [frame.index.get_level_values("time").hour for frame in (val, test)]
+    out = [np.empty(len(val)), np.empty(len(test))]
+    for hour in range(24):
+        rows = hours[0] == hour
+        weights = mape_weights(val[members].to_numpy()[rows], val["y_true"].to_numpy()[rows])
+        for frame, hour_of, blend in zip((val, test), hours, out, strict=True):
+            blend[hour_of == hour] = frame[members].to_numpy()[hour_of == hour] @ weights
+    return out[0], out[1]
+
+
 def main() -> None:  # noqa: D103
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, required=True, help="folder of saved forecasts")
@@ -93,6 +108,9 @@ def main() -> None:  # noqa: D103
         "--seeds", type=int, nargs="+", default=[0], help="average each member over these seeds"
     )
     parser.add_argument("--out", type=Path, help="write the table as markdown here")
+    parser.add_argument(
+        "--by-hour", action="store_true", help="also: one set of weights per local target hour"
+    )
     args = parser.parse_args()
     members = args.members or sorted(
         {p.stem.split("_")[1] for p in args.dir.glob(f"val_*_{args.seeds[0]}.parquet")}
@@ -104,8 +122,11 @@ def main() -> None:  # noqa: D103
     val["blend"] = val[members].to_numpy() @ weights
     test["blend"] = test[members].to_numpy() @ weights
     special = special_mask(test.index.get_level_values("time"), "holidays-DE", TZ)
+    if args.by_hour:
+        val["by hour"], test["by hour"] = hourly_blend(val, test, members)
     rows = []
-    for name, weight in [*zip(members, weights, strict=True), ("blend", 1.0)]:
+    blends = [("blend", 1.0)] + ([("by hour", 1.0)] if args.by_hour else [])
+    for name, weight in [*zip(members, weights, strict=True), *blends]:
         val_mape = scores(val[name], val["y_true"], np.ones(len(val), bool))["mape"]
         rows.append(
             {"model": name, "seeds": str(test[f"{name}_n"].iloc[0]) if name in members else ""}
