@@ -26,6 +26,18 @@ def data_dir():
     return DATA_DIR
 
 
+# Settings of a tiny, fast neural fit shared by the neural-option tests.
+TINY_NEURAL = dict(
+    context_length=24,
+    horizon=6,
+    hidden_size=4,
+    max_epochs=2,
+    batch_size=32,
+    learning_rate=0.01,
+    random_state=0,
+)
+
+
 def make_series(n=400, freq="h", channels=1, tz=None, start="2023-01-01", seed=0, name=None):
     """A small synthetic series with a daily cycle and noise."""
     rng = np.random.default_rng(seed)

@@ -13,17 +13,9 @@ from forecast.models.recurrent import GRUForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.nn.heads import ForecastNet, PointHead
 from forecast.nn.recurrent import GRUEncoder
+from tests.conftest import TINY_NEURAL as TINY
 from tests.conftest import make_series
 
-TINY = dict(
-    context_length=24,
-    horizon=6,
-    hidden_size=4,
-    max_epochs=2,
-    batch_size=32,
-    learning_rate=0.01,
-    random_state=0,
-)
 FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
 
 
