@@ -109,8 +109,8 @@ def table(log: Path) -> str:
         cells = {c: float(v) for c, v in zip([f"{ms} ms" for ms in MS], mean, strict=True)}
         seeds = ",".join(str(r["seed"]) for r in runs)
         params = json.dumps(runs[0]["params"]) if runs[0]["params"] else "(defaults)"
-        fit = np.mean([r["info"]["fit_s"] for r in runs]) if "info" in runs[0] else np.nan
-        out[name] = {"settings": params, "seeds": seeds, **cells, "fit s": float(fit)}
+        fit = f"{np.mean([r['info']['fit_s'] for r in runs]):.0f}" if "info" in runs[0] else ""
+        out[name] = {"settings": params, "seeds": seeds, **cells, "fit s": fit}
     frame = pd.DataFrame(out).T
     frame.index.name = "configuration"
     return markdown(frame)
