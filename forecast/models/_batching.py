@@ -94,6 +94,17 @@ def _pick(items: Sequence | None, positions: Sequence[int]) -> list | None:
     return None if items is None else [items[i] for i in positions]
 
 
+def change_scale(series: Sequence[SeriesArrays]) -> np.ndarray:
+    """Root mean square of the one-step changes of each target channel, ``(C,)``.
+
+    Pooled over the steps of every training series (scaled units); a channel that never
+    changes gets 1, so that dividing by the scale is always defined.
+    """
+    changes = np.concatenate([np.diff(s.y, axis=0) for s in series])  # (sum(T_i - 1), C)
+    rms = np.sqrt(np.mean(changes**2, axis=0)) if len(changes) else np.zeros(series[0].y.shape[1])
+    return np.where(rms > 0, rms, 1.0)
+
+
 def data_fingerprint(series: Sequence[SeriesArrays]) -> str:
     """Hash the training arrays briefly (to recognise a checkpoint's data)."""
     import hashlib

@@ -8,6 +8,9 @@ Two ways to hold data out for validation:
 * **whole series** (``validation_series``): some series are only validated on, the others
   only trained on, so each series needs just one window (many short sequences, such as
   motion-capture takes, cannot spare a tail each).
+
+Without ``validation_series`` the tail is the default, and :func:`auto_held_out` switches to
+whole series when several series are given and one of them is too short for its tail.
 """
 
 from __future__ import annotations
@@ -76,6 +79,34 @@ def held_out(spec: object, keys: Sequence) -> list[int]:
     return chosen
 
 
+def auto_held_out(lengths: Sequence[int], need: int, fraction: float) -> list[int] | None:
+    """Series held out whole by default: None (a tail of each) unless some series is too short.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        Rows of each training series, in the order given.
+    need : int
+        Rows a series needs to keep a validation tail (:func:`min_length` with the tail).
+    fraction : float
+        ``validation_fraction``; also the fraction of the series held out.
+
+    Returns
+    -------
+    list of int or None
+        None when every series has ``need`` rows, when there is one series only (its
+        too-short error says what to change) or when ``fraction`` is 0 (no validation).
+        Otherwise ``k = max(1, round(n * fraction))`` positions (at most ``n - 1``), spread
+        evenly over the order given and ending with the last series: ``ceil((j + 1) n / k)
+        - 1`` for ``j = 0 .. k - 1`` (``n = 32, k = 3``: 10, 21, 31).
+    """
+    n = len(lengths)
+    if n < 2 or fraction <= 0 or min(lengths) >= need:
+        return None
+    k = min(n - 1, max(1, int(round(n * fraction))))
+    return [-(-(j + 1) * n // k) - 1 for j in range(k)]
+
+
 def min_length(context: int, horizon: int, fraction: float, tail: int | None, whole: bool) -> int:
     """Rows each training series needs.
 
@@ -96,11 +127,27 @@ def min_length(context: int, horizon: int, fraction: float, tail: int | None, wh
 
 
 def length_reason(
-    context: int, horizon: int, recursive: bool, fraction: float, tail: int | None, whole: bool
+    context: int,
+    horizon: int,
+    recursive: bool,
+    fraction: float,
+    tail: int | None,
+    whole: bool,
+    auto: int | None = None,
 ) -> str:
-    """Say how :func:`min_length` is made up, for the too-short message."""
+    """Say how :func:`min_length` is made up, for the too-short message.
+
+    ``auto`` (the rows a tail would need) says that whole series were held out by
+    :func:`auto_held_out` rather than by ``validation_series``.
+    """
     target = f"horizon={horizon}" if not recursive else "1 (strategy='recursive')"
     window = f"one training window of context_length={context} + {target} = {context + horizon}"
+    if auto is not None:
+        return (
+            f"{window} steps; some series are shorter than the {auto} rows a validation tail "
+            f"of validation_fraction={fraction} needs, so whole series are held out for "
+            "validation instead (each series needs one window only)"
+        )
     if whole:
         return f"{window} steps; validation_series holds whole series out, so no validation tail"
     if tail is not None:

@@ -74,6 +74,7 @@ class ElmanForecaster(NeuralForecaster):
         residual=False,
         validation_series=None,
         patch_length=1,
+        input_differences="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -154,6 +155,7 @@ class LSTMForecaster(NeuralForecaster):
         residual=False,
         validation_series=None,
         patch_length=1,
+        input_differences="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -231,6 +233,7 @@ class GRUForecaster(NeuralForecaster):
         residual=False,
         validation_series=None,
         patch_length=1,
+        input_differences="auto",
     ) -> None:
         store_params(self, locals())
 
