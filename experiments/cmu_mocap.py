@@ -312,15 +312,19 @@ def run_variant(variant: Variant, bench: Benchmark, base: dict) -> tuple[pd.Data
 # ------------------------------------------------------------------------ main
 FIGURES_BEGIN = "<!-- figures: written by experiments/cmu_mocap_figures.py -->"
 FIGURES_END = "<!-- end of figures -->"
+DEFAULTS_BEGIN = "<!-- defaults: written by experiments/cmu_mocap_defaults.py -->"
+DEFAULTS_END = "<!-- end of defaults -->"
 
 
-def figures_section(path: Path) -> str:
-    """The figures section of an existing results file (kept when the tables are rewritten)."""
+def kept_sections(path: Path) -> str:
+    """The sections other scripts wrote into the results file (kept when tables are rewritten)."""
     text = path.read_text() if path.exists() else ""
-    begin, end = text.find(FIGURES_BEGIN), text.find(FIGURES_END)
-    if begin < 0 or end < begin:
-        return ""
-    return "\n" + text[begin : end + len(FIGURES_END)] + "\n"
+    kept = ""
+    for first, last in ((DEFAULTS_BEGIN, DEFAULTS_END), (FIGURES_BEGIN, FIGURES_END)):
+        begin, end = text.find(first), text.find(last)
+        if begin >= 0 and end > begin:
+            kept += "\n" + text[begin : end + len(last)] + "\n"
+    return kept
 
 
 DEFAULT = "lstm,gru,lstm-long,lstm-recursive,lstm-tbptt,lstm-velocity,gru-velocity"
@@ -450,7 +454,7 @@ def main(argv: list[str] | None = None) -> None:
     output = args.output if args.output is not None else ("" if args.quick else str(OUT))
     if output:
         Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(text + "\n" + figures_section(Path(output)))
+        Path(output).write_text(text + "\n" + kept_sections(Path(output)))
 
 
 if __name__ == "__main__":

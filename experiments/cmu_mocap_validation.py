@@ -92,10 +92,25 @@ def run(bench: Benchmark, params: dict, seed: int) -> tuple[pd.DataFrame, dict]:
         "epochs": model.n_epochs_,
         "best_epoch": model.best_epoch_,
         "validation_series": model.validation_series_,
+        "untailed_series": getattr(model, "untailed_series_", None),
         "normalize": model.normalize_,
         "skip": model.skip_,
     }
     return result, info
+
+
+def stopping(run: dict) -> str:
+    """What the early stopping of a logged fit watched."""
+    info = run.get("info")
+    if info is None:
+        return ""
+    if run["params"].get("validation_fraction") == 0.0:
+        return "nothing (training loss)"
+    if info.get("validation_series"):
+        return "whole " + ", ".join(k.removeprefix("train/") for k in info["validation_series"])
+    if "untailed_series" in info and not info["untailed_series"]:
+        return "10 % tails"
+    return "10 % tails; running_1-4 trained whole"  # the short takes (logged or not)
 
 
 def table(log: Path) -> str:
@@ -108,9 +123,18 @@ def table(log: Path) -> str:
         mean = np.mean([r["mean"] for r in runs], axis=0)
         cells = {c: float(v) for c, v in zip([f"{ms} ms" for ms in MS], mean, strict=True)}
         seeds = ",".join(str(r["seed"]) for r in runs)
-        params = json.dumps(runs[0]["params"]) if runs[0]["params"] else "(defaults)"
+        shown = {k: v for k, v in runs[0]["params"].items() if k != "validation_series"}
+        params = json.dumps(shown) if shown else "(defaults)"
         fit = f"{np.mean([r['info']['fit_s'] for r in runs]):.0f}" if "info" in runs[0] else ""
-        out[name] = {"settings": params, "seeds": seeds, **cells, "fit s": fit}
+        best = ",".join(str(r["info"]["best_epoch"]) for r in runs) if "info" in runs[0] else ""
+        out[name] = {
+            "settings": params,
+            "early stopping on": stopping(runs[0]),
+            "seeds": seeds,
+            **cells,
+            "best epochs": best,
+            "fit s": fit,
+        }
     frame = pd.DataFrame(out).T
     frame.index.name = "configuration"
     return markdown(frame)
