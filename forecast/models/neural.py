@@ -29,7 +29,7 @@ from forecast.models._batching import (
     training_data,
 )
 from forecast.models._params import check_params
-from forecast.models._split import auto_held_out, held_out, length_reason, min_length
+from forecast.models._split import default_split, held_out, length_reason, min_length
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
@@ -105,13 +105,14 @@ class NeuralForecaster(BaseForecaster):
     validation_fraction : float
         Last fraction of each series held out (no training target inside it) for early
         stopping and best-weights restore; 0 watches the training loss instead. When several
-        series are given (dict or long frame) and one of them is too short for its tail
-        plus one training window, whole series are held out instead, as with
+        series are given (dict or long frame) and some are too short for a tail plus one
+        training window, those are trained on whole without a tail (``untailed_series_``)
+        and the others keep theirs; they need only ``context_length + horizon`` rows. If no
+        series has room for a tail, whole series are held out instead, as with
         ``validation_series``: ``k = max(1, round(n * validation_fraction))`` of the ``n``
         series (at most ``n - 1``), spread evenly over the order given and ending with the
-        last, at positions ``ceil((j + 1) n / k) - 1`` for ``j = 0 .. k - 1`` (32 series:
-        the 11th, 22nd and 32nd); each series then needs ``context_length + horizon`` rows.
-        A single series, or ``validation_size``, always keeps a tail.
+        last, at positions ``ceil((j + 1) n / k) - 1`` for ``j = 0 .. k - 1``. A single
+        series, or ``validation_size``, always keeps its tail.
     early_stopping_patience : int or None
         Epochs without improvement before stopping (None: never stop early).
     device : {"auto", "cpu", "cuda"}
@@ -149,8 +150,8 @@ class NeuralForecaster(BaseForecaster):
         list, the series with these keys. Training uses the other series whole, validation
         every window of the held-out ones, so each series needs only ``context_length +
         horizon`` steps (many short sequences, such as motion-capture takes). Replaces
-        ``validation_fraction``; not with ``validation_size``. None (default): a tail of each
-        series, or whole series by the rule under ``validation_fraction``.
+        ``validation_fraction``; not with ``validation_size``. None (default): tails, see
+        ``validation_fraction`` for series too short for one.
     residual : bool
         Forecast changes relative to the last observed value of each target channel (in
         scaled units) and add that value back: a reference (as with ``reference``) whose
@@ -226,7 +227,10 @@ class NeuralForecaster(BaseForecaster):
         Whether the network forecasts changes from the last observed value.
     validation_series_ : list or None
         Keys of the series held out whole, by ``validation_series`` or by the rule under
-        ``validation_fraction`` (None: a tail of each series).
+        ``validation_fraction`` (None: tails).
+    untailed_series_ : list or None
+        Keys of the series too short for a validation tail, trained on whole without one
+        while the others keep theirs (None: none).
     change_scale_ : ndarray of shape (n_targets,) or None
         Root mean square of the one-step changes of each target channel (scaled units) over
         the training series, by which the step changes are divided (None: no step changes).
@@ -262,23 +266,30 @@ class NeuralForecaster(BaseForecaster):
         return length_reason(context, h, self.strategy == "recursive", frac, tail, whole)
 
     def _check_train_lengths(self, lengths: dict) -> None:
-        auto = self._auto_held_out(list(lengths.values()))
-        if auto is None:
+        held, untailed = self._default_split(list(lengths.values()))
+        if held is None and not untailed:
             super()._check_train_lengths(lengths)
             return
         context, h, frac, _, _ = self._length_terms()
-        need = min_length(context, h, frac, None, True)
+        need = min_length(context, h, frac, None, True)  # one window: no tail
         reason = length_reason(
-            context, h, self.strategy == "recursive", frac, None, True, self._min_train_length()
+            context,
+            h,
+            self.strategy == "recursive",
+            frac,
+            None,
+            True,
+            self._min_train_length(),
+            held=held is not None,
         )
         for key, rows in lengths.items():
             V.check_length(rows, need, key, reason)
 
-    def _auto_held_out(self, lengths: list[int]) -> list[int] | None:
-        """Series held out whole by default (too short for a tail), see ``auto_held_out``."""
+    def _default_split(self, lengths: list[int]) -> tuple[list[int] | None, list[int]]:
+        """Whole series held out and series without a tail by default (``default_split``)."""
         if getattr(self, "validation_series", None) is not None or self.validation_size is not None:
-            return None
-        return auto_held_out(lengths, self._min_train_length(), self.validation_fraction)
+            return None, []
+        return default_split(lengths, self._min_train_length(), self.validation_fraction)
 
     def _length_terms(self) -> tuple:
         tail = None
@@ -457,6 +468,7 @@ class NeuralForecaster(BaseForecaster):
                 f"windowing='tbptt' needs a recurrent encoder; {type(self).__name__} is not "
                 "recurrent: use windowing='sliding'"
             )
+        held, untailed = self._validation_split(series)
         train_data, val_data = training_data(
             series,
             context=self.context_length,
@@ -467,7 +479,8 @@ class NeuralForecaster(BaseForecaster):
             validation_fraction=self.validation_fraction,
             validation_steps=self.validation_steps_,
             origins=self._origin_masks(series),
-            held_out=self._held_out(series),
+            held_out=held,
+            untailed=untailed,
         )
         if len(train_data) == 0:
             raise ValueError(
@@ -504,18 +517,19 @@ class NeuralForecaster(BaseForecaster):
         self.n_epochs_ = results[0].n_epochs
         self.best_epoch_ = results[0].best_epoch
 
-    def _held_out(self, series: list[SeriesArrays]) -> list[int] | None:
-        """Positions of the series held out whole for validation (None: a tail of each)."""
+    def _validation_split(self, series: list[SeriesArrays]) -> tuple[list[int] | None, list[int]]:
+        """Positions of the series held out whole (None: tails) and of those without a tail.
+
+        Sets ``validation_series_`` and ``untailed_series_`` (their keys, None when empty).
+        """
         spec = getattr(self, "validation_series", None)
-        self.validation_series_ = None
         if spec is None:
-            held = self._auto_held_out([len(s.y) for s in series])
-            if held is None:
-                return None
+            held, untailed = self._default_split([len(s.y) for s in series])
         else:
-            held = held_out(spec, [s.key for s in series])
-        self.validation_series_ = [series[i].key for i in held]
-        return held
+            held, untailed = held_out(spec, [s.key for s in series]), []
+        self.validation_series_ = None if held is None else [series[i].key for i in held]
+        self.untailed_series_ = [series[i].key for i in untailed] or None
+        return held, untailed
 
     def _signature(self, series: list[SeriesArrays]) -> str:
         params = {k: v for k, v in self.get_params().items() if k not in _RESUMABLE}

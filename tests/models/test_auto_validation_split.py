@@ -1,4 +1,4 @@
-"""The default validation split: a tail of each series, whole series when one is too short."""
+"""The default validation split: a tail of each series where it fits (whole series if none)."""
 
 import re
 
@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.models._split import auto_held_out, min_length
+from forecast.base import SeriesArrays
+from forecast.models._batching import training_data
+from forecast.models._split import default_split, min_length
 from forecast.models.recurrent import GRUForecaster
 from tests.conftest import make_series
 
@@ -18,36 +20,76 @@ def data_of(lengths: dict) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("lengths", "need", "fraction", "held"),
+    ("lengths", "need", "fraction", "held", "untailed"),
     [
-        ([100] * 31 + [50], 60, 0.1, [10, 21, 31]),  # k = round(3.2) = 3: ceil(32/3) - 1, ...
-        ([6, 6, 6, 6], 8, 0.1, [3]),  # k = round(0.4) = 0, at least one: the last
-        ([6] * 10, 8, 0.3, [3, 6, 9]),  # k = 3: ceil(10/3) - 1 = 3, ceil(20/3) - 1 = 6, 9
-        ([6, 30], 8, 0.9, [1]),  # k = round(1.8) = 2, capped at n - 1 = 1
-        ([10, 12, 15, 20], 8, 0.1, None),  # every series has room for its tail
-        ([6], 8, 0.1, None),  # one series: its too-short error says what to do
-        ([6, 6, 6], 8, 0.0, None),  # no validation at all
+        ([100] * 31 + [50], 60, 0.1, None, [31]),  # the short one trains whole, others keep tails
+        ([6, 30, 7], 8, 0.1, None, [0, 2]),
+        ([6, 6, 6, 6], 8, 0.1, [3], []),  # none has room: k = round(0.4) = 0, at least one
+        ([6] * 10, 8, 0.3, [3, 6, 9], []),  # k = 3: ceil(10/3) - 1 = 3, ceil(20/3) - 1 = 6, 9
+        ([6, 7], 8, 0.9, [1], []),  # k = round(1.8) = 2, capped at n - 1 = 1
+        ([10, 12, 15, 20], 8, 0.1, None, []),  # every series has room for its tail
+        ([6], 8, 0.1, None, []),  # one series: its too-short error says what to do
+        ([6, 6, 6], 8, 0.0, None, []),  # no validation at all
     ],
 )
-def test_auto_held_out(lengths, need, fraction, held):
-    assert auto_held_out(lengths, need, fraction) == held
+def test_default_split(lengths, need, fraction, held, untailed):
+    assert default_split(lengths, need, fraction) == (held, untailed)
 
 
-def test_a_series_too_short_for_its_tail_makes_the_fit_hold_out_whole_series():
-    """b (7 rows) cannot keep a tail of validation_fraction=0.4 (10 rows needed).
+def arrays(lengths):
+    return [
+        SeriesArrays(key=k, y=np.zeros((n, 1)), index=pd.RangeIndex(n), past=None, future=None)
+        for k, n in lengths.items()
+    ]
 
-    k = round(5 x 0.4) = 2 series are held out: positions ceil(5/2) - 1 = 2 and 4, i.e. c, e;
-    the fit is the one asked for explicitly with validation_series=["c", "e"].
-    """
-    data = data_of({"a": 20, "b": 7, "c": 20, "d": 20, "e": 20})
+
+def test_short_series_train_whole_while_the_others_keep_their_tails():
+    """a, c: 20 rows, tail max(2, round(2)) = 2; b: 7 rows < 8, no tail (windows of 4 + 2)."""
+    split = dict(context=4, horizon=2, windowing="sliding", tbptt_steps=4, batch_size=8)
+    lengths = {"a": 20, "b": 7, "c": 20}
+    train, val = training_data(arrays(lengths), **split, validation_fraction=0.1, untailed=[1])
+    assert (len(train), len(val)) == (13 + 2 + 13, 1 + 0 + 1)
+    model = GRUForecaster(**TINY, random_state=0).fit(data_of(lengths))
+    assert model.untailed_series_ == ["b"] and model.validation_series_ is None
+    assert len(model.history_["val_loss"]) == model.n_epochs_
+
+
+def test_whole_series_are_held_out_when_none_has_room_for_a_tail():
+    """Seven rows each, validation_fraction=0.4 needs 10: k = round(5 x 0.4) = 2 series held
+    out, positions ceil(5/2) - 1 = 2 and 4 (c, e): the fit asked for with validation_series."""
+    data = data_of({k: 7 for k in "abcde"})
     params = dict(TINY, validation_fraction=0.4, random_state=0)
     assert min_length(4, 2, 0.4, None, False) == 10
     auto = GRUForecaster(**params).fit(data)
-    assert auto.validation_series_ == ["c", "e"]
+    assert auto.validation_series_ == ["c", "e"] and auto.untailed_series_ is None
     explicit = GRUForecaster(**params, validation_series=["c", "e"]).fit(data)
     assert auto.history_ == explicit.history_
     for key, frame in auto.predict(horizon=2).items():
         pd.testing.assert_frame_equal(frame, explicit.predict(horizon=2)[key])
+
+
+@pytest.mark.parametrize(
+    ("lengths", "why"),
+    [
+        (
+            {"a": 20, "b": 5, "c": 20},
+            "series shorter than the 8 rows a validation tail of validation_fraction=0.1 needs "
+            "are trained on whole, without a tail",
+        ),
+        (
+            {"a": 7, "b": 5, "c": 7},
+            "no series has the 8 rows a validation tail of validation_fraction=0.1 needs, so "
+            "whole series are held out for validation instead",
+        ),
+    ],
+)
+def test_the_default_split_message_when_a_series_lacks_even_one_window(lengths, why):
+    message = (
+        "series 'b': too little history: 5 rows, but at least 6 are needed (one training window "
+        f"of context_length=4 + horizon=2 = 6 steps; {why})"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        GRUForecaster(**TINY).fit(data_of(lengths))
 
 
 def test_long_series_keep_a_tail_each():
@@ -55,18 +97,6 @@ def test_long_series_keep_a_tail_each():
     model = GRUForecaster(**TINY, random_state=0).fit(data)
     assert model.validation_series_ is None
     assert len(model.history_["val_loss"]) == model.n_epochs_
-
-
-def test_the_auto_rule_message_when_a_series_lacks_even_one_window():
-    data = data_of({"a": 20, "b": 5, "c": 20, "d": 20})
-    message = (
-        "series 'b': too little history: 5 rows, but at least 6 are needed (one training window "
-        "of context_length=4 + horizon=2 = 6 steps; some series are shorter than the 8 rows a "
-        "validation tail of validation_fraction=0.1 needs, so whole series are held out for "
-        "validation instead (each series needs one window only))"
-    )
-    with pytest.raises(ValueError, match=re.escape(message)):
-        GRUForecaster(**TINY).fit(data)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +135,8 @@ def test_a_single_long_series_fits_as_with_the_explicit_pre_auto_settings():
         input_differences=False,
         residual=False,
     ).fit(df)
-    assert default.validation_series_ is None and default.change_scale_ is None
+    assert default.validation_series_ is None and default.untailed_series_ is None
+    assert default.change_scale_ is None
     assert (default.normalize_, default.skip_) == (True, True)
     assert default.history_ == explicit.history_
     np.testing.assert_array_equal(
