@@ -80,29 +80,51 @@ class Benchmark:
     fill: np.ndarray  # (117,) value of the dimensions that are not modelled
 
 
-def load_benchmark(data_dir: str | None) -> Benchmark:
-    """Read the benchmark files and draw the test windows of the reference code."""
-    frames = load("cmu-mocap", data_dir=data_dir)  # every 2nd frame, all 117 dimensions
-    train_full = {k: f for k, f in frames.items() if k.startswith("train/")}
-    all_columns = list(next(iter(frames.values())).columns)
+def action_of(key: str) -> str:
+    """Action of a file key: ``"train/walking_3"`` -> ``"walking"``."""
+    return key.split("/", 1)[1].rsplit("_", 1)[0]
+
+
+def modelled_channels(train_full: dict[str, pd.DataFrame]) -> tuple[list, list, np.ndarray]:
+    """Modelled channels, all 117 dimensions and the fill of the others, from training files."""
+    all_columns = list(next(iter(train_full.values())).columns)
     constant = set(constant_columns(train_full.values()))
     columns = [c for c in all_columns if c not in constant and c not in GLOBAL]
     stacked = pd.concat(list(train_full.values())).to_numpy()
     fill = stacked.mean(axis=0)  # training mean, as unNormalizeData fills ignored dimensions
+    return columns, all_columns, fill
+
+
+def draw_windows(
+    frames: dict[str, pd.DataFrame], columns: list[str], all_columns: list[str], fill: np.ndarray
+) -> tuple[dict, dict, dict]:
+    """Windows of the reference code from one file per action (action -> 117-column frame).
+
+    Returns the modelled channels of each file, the first frame of its 8 windows
+    (``RandomState(SEED)`` re-seeded per action) and the (8, 75, 117) ground truth with the
+    dimensions that are not modelled set to ``fill``.
+    """
     not_modelled = np.array([c not in columns for c in all_columns])
-    test, starts, truth = {}, {}, {}
-    for key, frame in sorted(frames.items()):
-        if not key.startswith("test/"):
-            continue
-        action = key.removeprefix("test/").rsplit("_", 1)[0]
+    kept, starts, truth = {}, {}, {}
+    for action, frame in frames.items():
         rng = np.random.RandomState(SEED)  # re-seeded per action, as the reference does
         n = len(frame)
         idx = [int(rng.randint(0, n - OBSERVED - PREDICTED)) for _ in range(N_SAMPLES)]
         values = frame.to_numpy().copy()
         values[:, not_modelled] = fill[not_modelled]
-        test[action] = frame[columns]
+        kept[action] = frame[columns]
         starts[action] = idx
         truth[action] = np.stack([values[i : i + OBSERVED + PREDICTED] for i in idx])
+    return kept, starts, truth
+
+
+def load_benchmark(data_dir: str | None) -> Benchmark:
+    """Read the benchmark files and draw the test windows of the reference code."""
+    frames = load("cmu-mocap", data_dir=data_dir)  # every 2nd frame, all 117 dimensions
+    train_full = {k: f for k, f in frames.items() if k.startswith("train/")}
+    columns, all_columns, fill = modelled_channels(train_full)
+    tests = {action_of(k): f for k, f in sorted(frames.items()) if k.startswith("test/")}
+    test, starts, truth = draw_windows(tests, columns, all_columns, fill)
     return Benchmark(
         train={k: f[columns] for k, f in train_full.items()},
         test=test,
@@ -290,15 +312,19 @@ def run_variant(variant: Variant, bench: Benchmark, base: dict) -> tuple[pd.Data
 # ------------------------------------------------------------------------ main
 FIGURES_BEGIN = "<!-- figures: written by experiments/cmu_mocap_figures.py -->"
 FIGURES_END = "<!-- end of figures -->"
+DEFAULTS_BEGIN = "<!-- defaults: written by experiments/cmu_mocap_defaults.py -->"
+DEFAULTS_END = "<!-- end of defaults -->"
 
 
-def figures_section(path: Path) -> str:
-    """The figures section of an existing results file (kept when the tables are rewritten)."""
+def kept_sections(path: Path) -> str:
+    """The sections other scripts wrote into the results file (kept when tables are rewritten)."""
     text = path.read_text() if path.exists() else ""
-    begin, end = text.find(FIGURES_BEGIN), text.find(FIGURES_END)
-    if begin < 0 or end < begin:
-        return ""
-    return "\n" + text[begin : end + len(FIGURES_END)] + "\n"
+    kept = ""
+    for first, last in ((DEFAULTS_BEGIN, DEFAULTS_END), (FIGURES_BEGIN, FIGURES_END)):
+        begin, end = text.find(first), text.find(last)
+        if begin >= 0 and end > begin:
+            kept += "\n" + text[begin : end + len(last)] + "\n"
+    return kept
 
 
 DEFAULT = "lstm,gru,lstm-long,lstm-recursive,lstm-tbptt,lstm-velocity,gru-velocity"
@@ -362,7 +388,7 @@ def main(argv: list[str] | None = None) -> None:
 
     t0 = time.perf_counter()
     bench = load_benchmark(args.data_dir)
-    seen = sorted({k.removeprefix("train/").rsplit("_", 1)[0] for k in bench.train})
+    seen = sorted({action_of(k) for k in bench.train})
     seen = [a for a in bench.truth if a in seen]
     print(
         f"loaded in {time.perf_counter() - t0:.1f} s: {len(bench.train)} training sequences, "
@@ -428,7 +454,7 @@ def main(argv: list[str] | None = None) -> None:
     output = args.output if args.output is not None else ("" if args.quick else str(OUT))
     if output:
         Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(text + "\n" + figures_section(Path(output)))
+        Path(output).write_text(text + "\n" + kept_sections(Path(output)))
 
 
 if __name__ == "__main__":

@@ -109,6 +109,11 @@ class BaseForecaster(BaseEstimator):
             return f"{self._min_history()} step(s) of history + 1 step to learn from"
         return ""
 
+    def _check_train_lengths(self, lengths: dict) -> None:
+        """Raise if a training series (key -> rows, cleaned) is too short (subclasses)."""
+        for key, rows in lengths.items():
+            V.check_length(rows, self._min_train_length(), key, self._length_reason())
+
     def _keep_history(self) -> int | None:
         """Rows of training data kept for ``predict`` without history (None: all)."""
         return None
@@ -159,8 +164,8 @@ class BaseForecaster(BaseEstimator):
         for key, frame in frames.items():
             frame, freq = self._clean(frame, key, targets, future_cols + past_cols, freq, "X")
             self.freq_ = freq
-            V.check_length(len(frame), self._min_train_length(), key, self._length_reason())
             clean[key] = frame
+        self._check_train_lengths({key: len(frame) for key, frame in clean.items()})
         self.columns_ = targets
         self.freq_ = freq
         self.tz_ = str(first.index.tz) if first.index.tz is not None else None

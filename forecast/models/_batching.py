@@ -55,6 +55,7 @@ def training_data(
     validation_steps: int | None = None,
     origins: Sequence[np.ndarray] | None = None,
     held_out: Sequence[int] | None = None,
+    untailed: Sequence[int] = (),
 ) -> tuple[WindowDataset | StreamChunks, WindowDataset | None]:
     """Training samples and validation windows.
 
@@ -63,7 +64,9 @@ def training_data(
     inside it (their context may reach back). ``origins`` (a boolean mask per series) limits
     the steps that may end a window's context (for streams: the steps that carry a loss).
     With ``held_out`` (positions of series), those series give the validation windows, every
-    window of them, and the others are trained on whole (no tail).
+    window of them, and the others are trained on whole (no tail). Series at the positions
+    ``untailed`` are trained on whole too (no tail, no validation window) while the others
+    keep their tails.
     """
     if held_out is not None:
         held = set(held_out)
@@ -81,6 +84,8 @@ def training_data(
         ends = [len(s.y) - max(horizon, validation_steps) for s in series]
     else:
         ends = [validation_start(len(s.y), validation_fraction, horizon) for s in series]
+    for i in untailed:
+        ends[i] = len(series[i].y)
     val = None
     if validation_steps is not None or validation_fraction > 0:
         spans = [(end, len(s.y)) for end, s in zip(ends, series, strict=True)]
@@ -92,6 +97,17 @@ def training_data(
 
 def _pick(items: Sequence | None, positions: Sequence[int]) -> list | None:
     return None if items is None else [items[i] for i in positions]
+
+
+def change_scale(series: Sequence[SeriesArrays]) -> np.ndarray:
+    """Root mean square of the one-step changes of each target channel, ``(C,)``.
+
+    Pooled over the steps of every training series (scaled units); a channel that never
+    changes gets 1, so that dividing by the scale is always defined.
+    """
+    changes = np.concatenate([np.diff(s.y, axis=0) for s in series])  # (sum(T_i - 1), C)
+    rms = np.sqrt(np.mean(changes**2, axis=0)) if len(changes) else np.zeros(series[0].y.shape[1])
+    return np.where(rms > 0, rms, 1.0)
 
 
 def data_fingerprint(series: Sequence[SeriesArrays]) -> str:

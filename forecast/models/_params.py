@@ -53,6 +53,14 @@ def check_params(est: object) -> None:
     integer("n_ensemble")
     if est.linear_skip not in ("auto", True, False):
         raise ValueError(f"linear_skip must be 'auto', True or False, got {est.linear_skip!r}")
+    differences = getattr(est, "input_differences", False)
+    if differences not in ("auto", True, False):
+        raise ValueError(f"input_differences must be 'auto', True or False, got {differences!r}")
+    if differences is True and est.windowing != "sliding":
+        raise ValueError(
+            "input_differences=True reads each step's change within a context window; with "
+            "windowing='tbptt' use input_differences=False (or 'auto')"
+        )
     if getattr(est, "residual", False) not in (True, False):
         raise ValueError(f"residual must be True or False, got {est.residual!r}")
     if getattr(est, "residual", False) and est.reference is not None:

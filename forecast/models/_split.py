@@ -8,6 +8,10 @@ Two ways to hold data out for validation:
 * **whole series** (``validation_series``): some series are only validated on, the others
   only trained on, so each series needs just one window (many short sequences, such as
   motion-capture takes, cannot spare a tail each).
+
+Without ``validation_series`` the tail is the default; when several series are given and some
+are too short for a tail, :func:`default_split` trains those whole (no tail) and validates on
+the tails of the others, or holds out whole series when none has room for a tail.
 """
 
 from __future__ import annotations
@@ -76,6 +80,44 @@ def held_out(spec: object, keys: Sequence) -> list[int]:
     return chosen
 
 
+def default_split(
+    lengths: Sequence[int], need: int, fraction: float
+) -> tuple[list[int] | None, list[int]]:
+    """Split several series, some of them short, for the default validation.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        Rows of each training series, in the order given.
+    need : int
+        Rows a series needs to keep a validation tail (:func:`min_length` with the tail).
+    fraction : float
+        ``validation_fraction``: the tail of each series, or the fraction of series held out.
+
+    Returns
+    -------
+    held : list of int or None
+        Positions of the series held out whole, only when no series has ``need`` rows:
+        ``k = max(1, round(n * fraction))`` of them (at most ``n - 1``), spread evenly over
+        the order given and ending with the last, ``ceil((j + 1) n / k) - 1`` for
+        ``j = 0 .. k - 1`` (``n = 10, k = 3``: 3, 6, 9).
+    untailed : list of int
+        Positions of the series shorter than ``need`` that are trained on whole, without a
+        tail, while the others keep theirs (empty when ``held`` is given).
+
+    Every series keeps its tail (``None, []``) when all have ``need`` rows, when there is one
+    series only (its too-short error says what to change) or when ``fraction`` is 0.
+    """
+    n = len(lengths)
+    short = [i for i, rows in enumerate(lengths) if rows < need]
+    if n < 2 or fraction <= 0 or not short:
+        return None, []
+    if len(short) < n:
+        return None, short
+    k = min(n - 1, max(1, int(round(n * fraction))))
+    return [-(-(j + 1) * n // k) - 1 for j in range(k)], []
+
+
 def min_length(context: int, horizon: int, fraction: float, tail: int | None, whole: bool) -> int:
     """Rows each training series needs.
 
@@ -96,11 +138,33 @@ def min_length(context: int, horizon: int, fraction: float, tail: int | None, wh
 
 
 def length_reason(
-    context: int, horizon: int, recursive: bool, fraction: float, tail: int | None, whole: bool
+    context: int,
+    horizon: int,
+    recursive: bool,
+    fraction: float,
+    tail: int | None,
+    whole: bool,
+    auto: int | None = None,
+    held: bool = False,
 ) -> str:
-    """Say how :func:`min_length` is made up, for the too-short message."""
+    """Say how :func:`min_length` is made up, for the too-short message.
+
+    ``auto`` (the rows a tail would need) says that :func:`default_split` applies: whole
+    series held out (``held``), else short series trained without a tail.
+    """
     target = f"horizon={horizon}" if not recursive else "1 (strategy='recursive')"
     window = f"one training window of context_length={context} + {target} = {context + horizon}"
+    if auto is not None and held:
+        return (
+            f"{window} steps; no series has the {auto} rows a validation tail of "
+            f"validation_fraction={fraction} needs, so whole series are held out for "
+            "validation instead"
+        )
+    if auto is not None:
+        return (
+            f"{window} steps; series shorter than the {auto} rows a validation tail of "
+            f"validation_fraction={fraction} needs are trained on whole, without a tail"
+        )
     if whole:
         return f"{window} steps; validation_series holds whole series out, so no validation tail"
     if tail is not None:

@@ -94,6 +94,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         residual=False,
         validation_series=None,
         patch_length=1,
+        input_differences="auto",
         micro_batch_size=None,
     ) -> None:
         store_params(self, locals())

@@ -74,6 +74,7 @@ class ElmanForecaster(NeuralForecaster):
         residual=False,
         validation_series=None,
         patch_length=1,
+        input_differences="auto",
         micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
@@ -155,6 +156,7 @@ class LSTMForecaster(NeuralForecaster):
         residual=False,
         validation_series=None,
         patch_length=1,
+        input_differences="auto",
         micro_batch_size=None,
     ) -> None:
         store_params(self, locals())
@@ -233,6 +235,7 @@ class GRUForecaster(NeuralForecaster):
         residual=False,
         validation_series=None,
         patch_length=1,
+        input_differences="auto",
         micro_batch_size=None,
     ) -> None:
         store_params(self, locals())

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from forecast.nn.reference import seasonal_reference, window_stats
+from forecast.nn.reference import seasonal_reference, step_changes, window_stats
 
 
 class DirectHead(nn.Module):
@@ -190,6 +190,11 @@ class ForecastNet(nn.Module):
         tokens of ``patch * I`` inputs each (non-overlapping patches, oldest first; each
         token lists its steps in time order). ``T`` must be a multiple of ``patch``; the
         normalisation, references and skip path still work on the steps. 1: one token a step.
+    change_scale : Tensor of shape (C,), optional
+        With it, the encoder also reads each target channel's change from the step before
+        (of the globally scaled values, before window normalisation) divided by this scale,
+        appended after the other inputs of the step (``I + C`` inputs; see
+        :func:`forecast.nn.reference.step_changes`). Kept as a buffer, not a parameter.
     """
 
     def __init__(
@@ -201,6 +206,7 @@ class ForecastNet(nn.Module):
         season: int | None = None,
         context: int | None = None,
         patch: int = 1,
+        change_scale: Tensor | None = None,
     ) -> None:
         super().__init__()
         self.encoder = encoder
@@ -214,6 +220,14 @@ class ForecastNet(nn.Module):
             self.skip = nn.Linear(int(context), head.horizon)
             nn.init.zeros_(self.skip.weight)
             nn.init.zeros_(self.skip.bias)
+        self.changes = change_scale is not None
+        if self.changes:
+            scale = torch.as_tensor(change_scale, dtype=torch.float32).reshape(-1)
+            if len(scale) != self.n_targets or not bool((scale > 0).all()):
+                raise ValueError(
+                    f"change_scale needs {self.n_targets} positive values, got {len(scale)}"
+                )
+            self.register_buffer("change_scale", scale, persistent=False)
         needs = self.windowed or self.season is not None or self.decodes
         if needs and self.n_targets < 1:
             raise ValueError("window normalisation and references need n_targets >= 1")
@@ -223,10 +237,10 @@ class ForecastNet(nn.Module):
         """Whether forecasts need the whole window (normalisation, skip, seasonal reference).
 
         The last-value reference (``season=1``) needs only the last step: not windowed.
-        Patches need whole windows too.
+        Patches and step changes need whole windows too.
         """
         seasonal = self.season is not None and self.season > 1
-        return self.normalize or seasonal or self.skip is not None or self.patch > 1
+        return self.normalize or seasonal or self.skip is not None or self.patch > 1 or self.changes
 
     @property
     def decodes(self) -> bool:
@@ -263,10 +277,13 @@ class ForecastNet(nn.Module):
             return self.head(y[:, -1], future), state  # (B, horizon, C)
         c = self.n_targets
         target = x[..., :c]  # (B, L, C)
+        changes = step_changes(target, self.change_scale) if self.changes else None  # (B, L, C)
         if self.normalize:
             level, scale = window_stats(target)  # (B, 1, C) each
             target = (target - level) / scale
             x = torch.cat([target, x[..., c:]], dim=-1)
+        if changes is not None:
+            x = torch.cat([x, changes], dim=-1)  # (B, L, I + C)
         y, state = self.encoder(self.tokens(x), state)  # (B, T', H)
         if self.decodes:
             out = self.head(y[:, -1], future, target[:, -1])  # (B, horizon, C)
@@ -294,10 +311,13 @@ class ForecastNet(nn.Module):
 
     def encoder_input(self, x: Tensor) -> Tensor:
         """Return what the encoder reads for windows ``x`` (B, T, I): normalised, in patches."""
+        c = self.n_targets
+        changes = step_changes(x[..., :c], self.change_scale) if self.changes else None
         if self.normalize:
-            c = self.n_targets
             level, scale = window_stats(x[..., :c])
             x = torch.cat([(x[..., :c] - level) / scale, x[..., c:]], dim=-1)
+        if changes is not None:
+            x = torch.cat([x, changes], dim=-1)
         return self.tokens(x)
 
     def forward_steps(
@@ -322,8 +342,8 @@ class ForecastNet(nn.Module):
         """
         if self.windowed or self.decodes:
             raise ValueError(
-                "window normalisation, seasonal references, patches and decoders need context "
-                "windows; truncated BPTT streams have none (use windowing='sliding')"
+                "window normalisation, seasonal references, patches, step changes and decoders "
+                "need context windows; truncated BPTT streams have none (use windowing='sliding')"
             )
         y, state = self.encoder(x, state)  # (B, k, H)
         if y.shape[1] != x.shape[1]:

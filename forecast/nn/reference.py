@@ -13,6 +13,10 @@ Two small, parameter-free pieces the forecasting network wraps around its encode
   For horizon step ``j`` (1-based) the reference is ``y[T - m * ceil(j / m) + j]`` with ``T``
   the last context step, i.e. the most recent observed step congruent to ``T + j`` modulo
   ``m``; it needs ``m <= L``.
+* **Step changes**: each context step's change from the step before, divided by a typical
+  one-step change per channel, as extra encoder inputs next to the values, so a residual
+  network reads velocities at unit scale instead of differencing values that vary far more
+  across a window than between two steps.
 """
 
 from __future__ import annotations
@@ -83,3 +87,23 @@ def seasonal_reference(target: Tensor, horizon: int, season: int) -> Tensor:
     """
     pos = reference_positions(target.shape[1], horizon, season).to(target.device)
     return target[:, pos]  # (B, h, C)
+
+
+def step_changes(target: Tensor, scale: Tensor) -> Tensor:
+    """Each step's change from the step before, divided by a per-channel scale.
+
+    Parameters
+    ----------
+    target : Tensor of shape (B, L, C)
+        The target channels of the context windows.
+    scale : Tensor of shape (C,)
+        Typical size of a one-step change of each channel (positive).
+
+    Returns
+    -------
+    Tensor of shape (B, L, C)
+        ``(target[:, t] - target[:, t - 1]) / scale`` for ``t >= 1``; zero at ``t = 0``, whose
+        step before lies outside the window.
+    """
+    change = torch.diff(target, dim=1, prepend=target[:, :1])  # (B, L, C), first step 0
+    return change / scale

@@ -93,6 +93,7 @@ def test_save_load_round_trip(tmp_path, strategy, quantiles):
     model.save(tmp_path / "m")
     loaded = BaseForecaster.load(tmp_path / "m", device="cpu")
     assert loaded.residual_ is True and loaded.season_ == 1
+    np.testing.assert_array_equal(loaded.change_scale_, model.change_scale_)
     q = quantiles is not None
     pd.testing.assert_frame_equal(
         loaded.predict(horizon=7, quantiles=q), model.predict(horizon=7, quantiles=q)
@@ -116,6 +117,7 @@ def test_residual_beats_no_residual_on_a_random_walk():
             residual=residual,
             normalization=None,
             linear_skip=False,
+            input_differences=False,  # the residual connection alone
             random_state=3,
         ).fit(train)
         fc = model.predict_origins(df, origins, horizon=4)

@@ -1,0 +1,153 @@
+"""CMU mocap: does the plain residual GRU carry motion prediction? Measured once on test.
+
+``GRUForecaster(context_length=50, horizon=25, hidden_size=128, residual=True,
+random_state=seed)`` with nothing else set is fitted on the 32 training sequences (the
+64 modelled channels of ``experiments/cmu_mocap.py``) for seeds 0, 1, 2; each test window
+is forecast with ``predict(horizon=25, history=window)`` (the 48 windows as one dict, one
+batched call) and scored with the benchmark's ``score``. The settings its ``"auto"``
+parameters resolve to were chosen on the validation protocol of
+``experiments/cmu_mocap_validation.py`` (training files only); this script reads the test
+files and is run once per reported configuration. It writes its section (the validation
+table from the log, then the test table) into ``results/cmu_mocap.md``.
+
+    python experiments/cmu_mocap_defaults.py             # 3 fits, about 2-5 min each on one core
+    python experiments/cmu_mocap_defaults.py --seeds 0 --output ""   # print only
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from cmu_mocap import (  # noqa: E402  (the benchmark scripts next to this one)
+    DEFAULTS_BEGIN,
+    DEFAULTS_END,
+    MS,
+    OBSERVED,
+    OUT,
+    PREDICTED,
+    Benchmark,
+    full_vectors,
+    load_benchmark,
+    markdown,
+    score,
+    zero_velocity,
+)
+from cmu_mocap_validation import LOG, table  # noqa: E402
+
+from forecast.models.recurrent import GRUForecaster  # noqa: E402
+
+RES_SUP = (0.390, 0.588, 0.980, 1.130, 1.528)  # Martinez et al. 2017, 6-action mean (issue 10)
+BEGIN, END = DEFAULTS_BEGIN, DEFAULTS_END
+
+
+def forecast_test(model: GRUForecaster, bench: Benchmark) -> dict[str, np.ndarray]:
+    """``predict(horizon=25, history=window)`` for every test window, action -> (8, 25, C)."""
+    windows = {
+        f"{action}/{k}": frame.iloc[start : start + OBSERVED]
+        for action, frame in bench.test.items()
+        for k, start in enumerate(bench.starts[action])
+    }
+    fc = model.predict(horizon=PREDICTED, history=windows)
+    return {
+        action: np.stack(
+            [fc[f"{action}/{k}"][model.columns_].to_numpy() for k in range(len(starts))]
+        )
+        for action, starts in bench.starts.items()
+    }
+
+
+def section(validation: str, test: pd.DataFrame, fits: pd.DataFrame, note: str) -> str:
+    """The markdown section: validation table, then the one test table."""
+    return "\n\n".join(
+        [
+            BEGIN,
+            "## The defaults: residual GRU chosen on validation, measured once on test",
+            note,
+            "Validation (training files only; last file of each action held out, 8 windows "
+            "each drawn like the test ones; mean over 7 actions; seeds as listed):",
+            validation,
+            "Test, the plain constructor (mean over the 6 test actions; mean +- sample std "
+            "over seeds):",
+            markdown(test, ".3f"),
+            "Fits (one thread, machine shared with other jobs):",
+            markdown(fits, ".4g"),
+            END,
+        ]
+    )
+
+
+def write_section(text: str, path: Path) -> None:
+    """Replace the defaults section, or insert it before the figures section."""
+    old = path.read_text() if path.exists() else ""
+    begin, end = old.find(BEGIN), old.find(END)
+    if begin >= 0 and end > begin:
+        new = old[:begin] + text + old[end + len(END) :]
+    else:
+        at = old.find("<!-- figures:")
+        at = len(old) if at < 0 else at
+        new = old[:at].rstrip("\n") + "\n\n" + text + "\n\n" + old[at:]
+    path.write_text(new.rstrip("\n") + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--output", default=str(OUT), help="results file ('' to print only)")
+    parser.add_argument("--note", default="", help="paragraph under the section title")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    bench = load_benchmark(args.data_dir)
+    rows, fits = {}, {}
+    for seed in [int(s) for s in args.seeds.split(",")]:
+        model = GRUForecaster(
+            context_length=50, horizon=25, hidden_size=128, residual=True, random_state=seed
+        )
+        start = time.perf_counter()
+        model.fit(bench.train)
+        fit_s = time.perf_counter() - start
+        rows[seed] = score(full_vectors(forecast_test(model, bench), bench), bench).mean()
+        fits[f"seed {seed}"] = {
+            "fit s": fit_s,
+            "epochs": model.n_epochs_,
+            "best epoch": model.best_epoch_,
+            "held out whole": ", ".join(model.validation_series_ or []) or "-",
+            "trained without a tail": ", ".join(model.untailed_series_ or []) or "-",
+        }
+        print(f"seed {seed}: {rows[seed].round(3).tolist()} fit {fit_s:.0f} s", flush=True)
+    runs = pd.DataFrame(rows).T  # seeds x horizons
+    zero = score(zero_velocity(bench), bench).mean()
+    cells = {
+        "zero velocity": [f"{v:.3f}" for v in zero],
+        "Res-sup. (Martinez et al. 2017)": [f"{v:.3f}" for v in RES_SUP],
+        f"GRU defaults, seeds {args.seeds}": [
+            f"{m:.3f} +- {s:.3f}" for m, s in zip(runs.mean(), runs.std(ddof=1), strict=True)
+        ],
+    }
+    cells |= {f"GRU defaults, seed {s}": [f"{v:.3f}" for v in r] for s, r in runs.iterrows()}
+    test = pd.DataFrame(cells, index=[f"{ms} ms" for ms in MS]).T
+    test.index.name = "model"
+    below = runs.mean().to_numpy() < np.array(RES_SUP)
+    verdict = ", ".join(
+        f"{ms} ms: {'below' if b else 'ABOVE'}" for ms, b in zip(MS, below, strict=True)
+    )
+    print(markdown(test), "\nmean vs Res-sup.:", verdict)
+    fit_table = pd.DataFrame(fits).T
+    fit_table.index.name = "fit"
+    text = section(table(LOG), test, fit_table, args.note)
+    if args.output:
+        write_section(text, Path(args.output))
+
+
+if __name__ == "__main__":
+    main()
