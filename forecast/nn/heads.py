@@ -275,16 +275,8 @@ class ForecastNet(nn.Module):
         if not self.windowed and self.season is None and not self.decodes:
             y, state = self.encoder(x, state)  # (B, T', H)
             return self.head(y[:, -1], future), state  # (B, horizon, C)
-        c = self.n_targets
-        target = x[..., :c]  # (B, L, C)
-        changes = step_changes(target, self.change_scale) if self.changes else None  # (B, L, C)
-        if self.normalize:
-            level, scale = window_stats(target)  # (B, 1, C) each
-            target = (target - level) / scale
-            x = torch.cat([target, x[..., c:]], dim=-1)
-        if changes is not None:
-            x = torch.cat([x, changes], dim=-1)  # (B, L, I + C)
-        y, state = self.encoder(self.tokens(x), state)  # (B, T', H)
+        tokens, target, stats = self._prepare(x)
+        y, state = self.encoder(tokens, state)  # (B, T', H)
         if self.decodes:
             out = self.head(y[:, -1], future, target[:, -1])  # (B, horizon, C)
         else:
@@ -294,7 +286,8 @@ class ForecastNet(nn.Module):
         if self.skip is not None:
             lags = target[:, -self.skip.in_features :].transpose(1, 2)  # (B, C, L)
             out = out + _like(self.skip(lags).transpose(1, 2), out)  # (B, h, C)
-        if self.normalize:
+        if stats is not None:
+            level, scale = stats
             out = out * _like(scale, out) + _like(level, out)  # scale > 0: order is kept
         return out, state
 
@@ -311,14 +304,25 @@ class ForecastNet(nn.Module):
 
     def encoder_input(self, x: Tensor) -> Tensor:
         """Return what the encoder reads for windows ``x`` (B, T, I): normalised, in patches."""
+        return self._prepare(x)[0]
+
+    def _prepare(self, x: Tensor) -> tuple[Tensor, Tensor, tuple[Tensor, Tensor] | None]:
+        """Return the encoder tokens, the (normalised) targets (B, T, C) and window statistics.
+
+        The statistics ``(level, scale)``, each ``(B, 1, C)``, are None without window
+        normalisation; step changes, when read, are appended to each step's inputs.
+        """
         c = self.n_targets
-        changes = step_changes(x[..., :c], self.change_scale) if self.changes else None
+        target = x[..., :c]  # (B, L, C)
+        changes = step_changes(target, self.change_scale) if self.changes else None  # (B, L, C)
+        stats = None
         if self.normalize:
-            level, scale = window_stats(x[..., :c])
-            x = torch.cat([(x[..., :c] - level) / scale, x[..., c:]], dim=-1)
+            stats = window_stats(target)  # (B, 1, C) each
+            target = (target - stats[0]) / stats[1]
+            x = torch.cat([target, x[..., c:]], dim=-1)
         if changes is not None:
-            x = torch.cat([x, changes], dim=-1)
-        return self.tokens(x)
+            x = torch.cat([x, changes], dim=-1)  # (B, L, I + C)
+        return self.tokens(x), target, stats
 
     def forward_steps(
         self, x: Tensor, future: Tensor | None = None, state: object = None

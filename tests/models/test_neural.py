@@ -16,17 +16,9 @@ from forecast.models.neural import COMMON_PARAMS, NeuralForecaster, store_params
 from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
-from tests.conftest import make_series
+from tests.conftest import TINY_NEURAL, make_series
 
-TINY = dict(
-    context_length=24,
-    horizon=6,
-    hidden_size=4,
-    max_epochs=2,
-    batch_size=32,
-    learning_rate=0.01,
-    random_state=0,
-)
+TINY = TINY_NEURAL
 
 
 @pytest.fixture(scope="module")
