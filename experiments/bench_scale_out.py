@@ -6,6 +6,7 @@ scaled by a random factor in [0.5, 2] and shifted by up to +-20 % of its mean. E
 fits the same series with the same estimator; the script checks that the forecasts agree.
 
     FORECAST_DATA_DIR=../shared/data python experiments/bench_scale_out.py --series 1000
+    python experiments/bench_scale_out.py --no-fits --output results/batch.md   # batch only
 
 Writes experiments/results/bench_scale_out.md (and prints it). Timings include task
 submission and result transfer, not the start of Ray and its workers (reported separately).
@@ -18,6 +19,7 @@ import os
 import resource
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -89,6 +91,52 @@ def worker_peaks(ray) -> list[float]:
     return sorted(dict(ray.get([peak.remote() for _ in range(4 * cpus)])).values())
 
 
+class PeakSampler:
+    """Peak RSS (``VmHWM``) of every busy Ray worker process, sampled while a job runs.
+
+    Ray Data's actors (which hold the model during ``forecast batch --engine ray``) are
+    ended when the job finishes, so their peaks are read from ``/proc`` every
+    ``interval`` seconds while it runs. Idle pre-started workers are left out.
+    """
+
+    def __init__(self, interval: float = 0.5) -> None:
+        self.interval = interval
+        self.peaks: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> PeakSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for proc in Path("/proc").iterdir():
+                if proc.name.isdigit():
+                    self._read(proc)
+            self._stop.wait(self.interval)
+
+    def _read(self, proc: Path) -> None:
+        try:
+            title = (proc / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            if not title.startswith("ray::") or title.startswith("ray::IDLE"):
+                return
+            for line in (proc / "status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = int(line.split()[1]) / 1024
+                    self.peaks[int(proc.name)] = max(peak, self.peaks.get(int(proc.name), 0.0))
+        except (OSError, ValueError):
+            return  # the process ended while being read
+
+    def top(self, n: int) -> list[float]:
+        """The ``n`` largest peaks (MiB), ascending."""
+        return sorted(sorted(self.peaks.values())[-n:])
+
+
 def start_ray(cpus: int) -> float:
     """Start a local Ray and import forecast in each worker; return the seconds it took."""
     import ray
@@ -125,12 +173,12 @@ def bench_fits(series: dict, engines: list[str], models: list[str]) -> list[dict
                 t_start = start_ray(int(engine[-1]))
                 kwargs = {"engine": "ray"}
             t0 = time.perf_counter()
-            models = fit_many(make(), series, **kwargs)
+            fitted = fit_many(make(), series, **kwargs)
             seconds = time.perf_counter() - t0
             peaks = worker_peaks(ray) if engine != "sequential" else []
             if engine != "sequential":
                 ray.shutdown()
-            result = forecasts(models)
+            result = forecasts(fitted)
             if reference is None:
                 reference = result
             rows.append(
@@ -168,10 +216,11 @@ def bench_batch(series: dict, engines: list[str], folder: Path) -> list[dict]:
         if engine != "sequential":
             t_start = start_ray(int(engine[-1]))
             kwargs = {"engine": "ray"}
-        t0 = time.perf_counter()
-        result = run_partitions(model, inputs, out, 24, track=False, **kwargs)
-        seconds = time.perf_counter() - t0
-        peaks = worker_peaks(ray) if engine != "sequential" else []
+        with PeakSampler() as sampler:
+            t0 = time.perf_counter()
+            result = run_partitions(model, inputs, out, 24, track=False, **kwargs)
+            seconds = time.perf_counter() - t0
+        peaks = sampler.top(int(engine[-1])) if engine != "sequential" else []
         if engine != "sequential":
             ray.shutdown()
         digests = [r.sha256 for r in result.written]
@@ -197,11 +246,12 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=1000)
     parser.add_argument("--engines", nargs="+", default=["sequential", "ray-1", "ray-2"])
     parser.add_argument("--models", nargs="+", default=["seasonal-naive", "linear-lag", "gru"])
-    parser.add_argument("--no-batch", action="store_true")
+    parser.add_argument("--no-batch", action="store_true", help="fits only")
+    parser.add_argument("--no-fits", action="store_true", help="batch forecasts only")
     parser.add_argument("--output", default="experiments/results/bench_scale_out.md")
     args = parser.parse_args()
     series = synthetic(args.series)
-    rows = bench_fits(series, args.engines, args.models)
+    rows = [] if args.no_fits else bench_fits(series, args.engines, args.models)
     if not args.no_batch:
         folder = Path(tempfile.mkdtemp(prefix="bench-scale-out-"))
         try:

@@ -118,5 +118,6 @@ def static_levels(model, frame: pd.DataFrame, key, origins) -> np.ndarray:
     groups = model.groups_[k][:, steps.astype(np.int64), hours]  # (C, n)
     path = aci_path(table, groups, truth.T, values.T, horizon, alphas, model.gamma, model.method)
     known = replay + horizon * step  # the last value of forecast j is observed then
-    done = np.searchsorted(known.asi8, origins.asi8, side="right")  # forecasts seen
+    # forecasts seen by each origin (one unit for both: pandas may store us or ns)
+    done = np.searchsorted(known.as_unit("ns").asi8, origins.as_unit("ns").asi8, side="right")
     return path[done]
