@@ -39,16 +39,17 @@ def _flat(weights: object, n: int) -> np.ndarray:
     w = weights
     if isinstance(w, str | bytes) or not isinstance(w, Sequence | np.ndarray):
         raise TypeError(f"weights must be a sequence of {n} numbers or None, got {w!r}")
+    for i, value in enumerate(w):
+        if isinstance(value, Sequence | np.ndarray) and not isinstance(value, str):
+            raise TypeError(
+                f"weights[{i}] must be a number, got {value!r} (for one row of weights per "
+                "hour of day, pass weights_by='hour')"
+            )
     if len(w) != n:
         raise ValueError(f"weights has {len(w)} value(s) for {n} estimators: give one each")
     for i, value in enumerate(w):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            hint = (
-                " (for one row of weights per hour of day, pass weights_by='hour')"
-                if isinstance(value, Sequence | np.ndarray) and not isinstance(value, str)
-                else ""
-            )
-            raise TypeError(f"weights[{i}] must be a number, got {value!r}{hint}")
+            raise TypeError(f"weights[{i}] must be a number, got {value!r}")
         if not np.isfinite(value) or value < 0:
             raise ValueError(f"weights[{i}] = {value!r}: weights must be finite and >= 0")
     total = float(sum(float(v) for v in w))
@@ -125,12 +126,13 @@ def check_hourly_data(frames: dict, weights_by: object) -> None:
         index = frame.index
         if not isinstance(index, pd.DatetimeIndex) or len(index) < 2:
             continue  # the members' validation names what is wrong
-        step = pd.Timedelta(int(np.min(np.diff(index.asi8))), unit="ns")
+        steps = index[1:] - index[:-1]  # TimedeltaIndex, in the index's unit
+        step = steps.min()
         if step > pd.Timedelta(hours=1):
             raise ValueError(
                 f"{V._where(key)}weights_by='hour' needs data sampled at least hourly, but the "
-                f"shortest step is {step} (at {index[int(np.argmin(np.diff(index.asi8)))]}): "
-                "use weights_by=None"
+                f"shortest step is {step} (after {index[int(steps.argmin())]}): use "
+                "weights_by=None"
             )
 
 

@@ -42,7 +42,9 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         ``weights_by="hour"``: 24 rows (hours 0-23) of one weight per member, as a list of
         lists, a 2-D array, or a DataFrame indexed by the hours 0-23 with one column per
         member name; every row non-negative and not all zero. Normalised to sum to 1 (each
-        row). Default: equal weights.
+        row). Default: equal weights. A saved model keeps lists (as
+        :func:`forecast.blend_weights` returns and specs give); arrays and DataFrames
+        cannot be saved.
     weights_by : {None, "hour"}, default=None
         None: one set of weights for every forecast value. ``"hour"``: each forecast value
         is combined with the row of ``weights`` of the clock hour of its target time, in
