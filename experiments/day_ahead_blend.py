@@ -4,8 +4,8 @@ Reads the forecasts ``experiments/day_ahead_neural.py --save-forecasts DIR`` kee
 (``DIR/<period>_<model>_<seed>.parquet``; the models fitted on 2019-2021 forecast 2022, those
 fitted on 2019-2022 forecast 2023), finds the non-negative weights summing to 1 that minimise
 the MAPE of the weighted mean on 2022 (a linear programme: MAPE is a weighted sum of absolute
-errors), and applies them unchanged to the 2023 forecasts. The test year is read only to
-score the weights fixed on 2022.
+errors; :func:`forecast.blend_weights`), and applies them unchanged to the 2023 forecasts.
+The test year is read only to score the weights fixed on 2022.
 
     python experiments/day_ahead_blend.py --dir runs/fc
     python experiments/day_ahead_blend.py --dir runs/fc --members linear-lag hopfield gru
@@ -13,7 +13,8 @@ score the weights fixed on 2022.
     python experiments/day_ahead_blend.py --dir runs/fc --by-hour       # + weights per hour
 
 Prints, per member and for the blend: weight, MAPE on 2022, and on 2023 MAPE, bias (MW) and
-the MAPE on German holidays, bridge days and the Christmas week.
+the MAPE on German holidays, bridge days and the Christmas week. With ``--by-hour`` it also
+prints the per-hour weights as a TOML snippet for a ``model = "ensemble"`` table of a spec.
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
-from scipy.optimize import linprog
 
+from forecast import blend_weights
 from forecast import metrics as M
 from forecast._special_days import special_mask
 
@@ -55,27 +55,6 @@ def read(folder: Path, period: str, members: list[str], seeds: list[int]) -> pd.
     return table
 
 
-def mape_weights(forecasts: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Weights ``w >= 0``, ``sum(w) = 1`` minimising ``mean(|truth - forecasts @ w| / truth)``.
-
-    Variables ``[w (k), e (n)]`` with ``e_i >= |truth_i - f_i @ w| / truth_i``; minimise
-    ``sum(e)``.
-    """
-    n, k = forecasts.shape
-    scaled = forecasts / truth[:, None]
-    ones = np.ones(n)
-    eye = -sparse.identity(n, format="csr")
-    part = sparse.csr_matrix(scaled)
-    upper = sparse.bmat([[-part, eye], [part, eye]], format="csr")  # +-(1 - f w / y) <= e
-    bound = np.concatenate([-ones, ones])
-    cost = np.concatenate([np.zeros(k), ones / n])
-    equal = np.concatenate([np.ones(k), np.zeros(n)])[None, :]
-    solution = linprog(cost, A_ub=upper, b_ub=bound, A_eq=equal, b_eq=[1.0], method="highs")
-    if not solution.success:
-        raise RuntimeError(f"blend weights: {solution.message}")
-    return np.clip(solution.x[:k], 0.0, None) / np.clip(solution.x[:k], 0.0, None).sum()
-
-
 def scores(pred: pd.Series, truth: pd.Series, special: np.ndarray) -> dict:
     """MAPE %, bias MW and special-day MAPE % of one forecast column."""
     y, f = truth.to_numpy(), pred.to_numpy()
@@ -88,16 +67,37 @@ def scores(pred: pd.Series, truth: pd.Series, special: np.ndarray) -> dict:
 
 def hourly_blend(
     val: pd.DataFrame, test: pd.DataFrame, members: list[str]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Blend with one set of weights per local hour of the target, each chosen on ``val``."""
-    hours = [frame.index.get_level_values("time").hour for frame in (val, test)]
+) -> tuple[np.ndarray, np.ndarray, list[list[float]]]:
+    """Blend with one set of weights per local hour of the target, each chosen on ``val``.
+
+    Returns the blends of ``val`` and ``test`` and the 24 rows of weights.
+    """
+    table = blend_weights(val[members], val["y_true"], by="hour", timezone=TZ)
+    hours = [frame.index.get_level_values("time").tz_convert(TZ).hour for frame in (val, test)]
     out = [np.empty(len(val)), np.empty(len(test))]
-    for hour in range(24):
-        rows = hours[0] == hour
-        weights = mape_weights(val[members].to_numpy()[rows], val["y_true"].to_numpy()[rows])
+    for hour, weights in enumerate(table):
         for frame, hour_of, blend in zip((val, test), hours, out, strict=True):
-            blend[hour_of == hour] = frame[members].to_numpy()[hour_of == hour] @ weights
-    return out[0], out[1]
+            blend[hour_of == hour] = frame[members].to_numpy()[hour_of == hour] @ np.array(weights)
+    return out[0], out[1], table
+
+
+def toml_snippet(members: list[str], table: list[list[float]]) -> str:
+    """The per-hour weights as lines of a spec's ``model = "ensemble"`` table (3 decimals)."""
+    rows = [
+        f"    [{', '.join(f'{w:.3f}' for w in weights)}],  # {hour:02d}:00"
+        for hour, weights in enumerate(table)
+    ]
+    names = ", ".join(f'"{m}"' for m in members)
+    return "\n".join(
+        [
+            "# members: the keys of the [models] tables that made these forecasts",
+            f"members = [{names}]",
+            'weights_by = "hour"  # rows: local hours 0-23 of the target time',
+            "weights = [",
+            *rows,
+            "]",
+        ]
+    )
 
 
 def main() -> None:  # noqa: D103
@@ -118,12 +118,12 @@ def main() -> None:  # noqa: D103
     )
     val = read(args.dir, "val", members, args.seeds)
     test = read(args.dir, "test", members, args.seeds)
-    weights = mape_weights(val[members].to_numpy(), val["y_true"].to_numpy())
+    weights = np.array(blend_weights(val[members], val["y_true"]))
     val["blend"] = val[members].to_numpy() @ weights
     test["blend"] = test[members].to_numpy() @ weights
     special = special_mask(test.index.get_level_values("time"), "holidays-DE", TZ)
     if args.by_hour:
-        val["by hour"], test["by hour"] = hourly_blend(val, test, members)
+        val["by hour"], test["by hour"], per_hour = hourly_blend(val, test, members)
     rows = []
     blends = [("blend", 1.0)] + ([("by hour", 1.0)] if args.by_hour else [])
     for name, weight in [*zip(members, weights, strict=True), *blends]:
@@ -138,6 +138,9 @@ def main() -> None:  # noqa: D103
     print(text)
     print(f"\n{len(val)} validation values (2022), {len(test)} test values (2023), "
           f"{int(special.sum())} on special days")  # fmt: skip
+    if args.by_hour:
+        print("\nPer-hour weights (chosen on 2022) for a spec's [models.<name>] table:\n")
+        print(toml_snippet(members, per_hour))
     if args.out:
         args.out.write_text(text + "\n")
 

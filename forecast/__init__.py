@@ -2,6 +2,7 @@
 
 from forecast.backtest import BacktestResult, backtest
 from forecast.base import BaseForecaster
+from forecast.blend import blend_weights
 from forecast.compare import ComparisonResult, compare
 from forecast.conformal import ConformalForecaster
 from forecast.ensemble import EnsembleForecaster
@@ -52,6 +53,7 @@ __all__ = [
     "OrthogonalRNNForecaster",
     "TransformerForecaster",
     "backtest",
+    "blend_weights",
     "compare",
     "ElmanForecaster",
     "GRUForecaster",

@@ -4,13 +4,14 @@
 weighted mean of their point forecasts (in ``predict`` and ``predict_origins``), so it works
 wherever one estimator does: ``backtest``, ``compare``, experiment specs, saved folders.
 Members are ``(name, estimator)`` pairs as in scikit-learn's ``VotingRegressor``, so nested
-parameters read ``name__param``. (Not to be confused with :mod:`forecast.nn.ensemble`, the
-average over seeds inside one neural model.)
+parameters read ``name__param``. With ``weights_by="hour"`` the weights are 24 rows, one per
+local clock hour of the target time (weights chosen by :func:`forecast.blend_weights`).
+(Not to be confused with :mod:`forecast.nn.ensemble`, the average over seeds inside one
+neural model.)
 """
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +20,7 @@ from sklearn.base import clone
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import check_is_fitted
 
+from forecast import _ensemble_weights as W
 from forecast import _validation as V
 from forecast._conformal_data import EpochsOnly
 from forecast._fit_cache import fit as fit_once
@@ -35,9 +37,20 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         (nested parameters read ``<name>__<param>``). They are cloned in ``fit``, never
         changed. All members forecast the same target columns; each sees the covariate
         columns it declares.
-    weights : sequence of float, optional
-        One non-negative weight per member, not all zero; normalised to sum to 1. Default:
-        equal weights.
+    weights : sequence of float, 2-D array-like or DataFrame, optional
+        With ``weights_by=None``: one non-negative weight per member, not all zero. With
+        ``weights_by="hour"``: 24 rows (hours 0-23) of one weight per member, as a list of
+        lists, a 2-D array, or a DataFrame indexed by the hours 0-23 with one column per
+        member name; every row non-negative and not all zero. Normalised to sum to 1 (each
+        row). Default: equal weights. A saved model keeps lists (as
+        :func:`forecast.blend_weights` returns and specs give); arrays and DataFrames
+        cannot be saved.
+    weights_by : {None, "hour"}, default=None
+        None: one set of weights for every forecast value. ``"hour"``: each forecast value
+        is combined with the row of ``weights`` of the clock hour of its target time, in
+        the time zone of the fitted data (tz-aware data: the local hour, across daylight
+        saving changes too; naive data: the clock hour as given). A sub-hourly step uses
+        the hour it lies in; data sampled more coarsely than hourly is refused.
 
     Attributes
     ----------
@@ -47,8 +60,8 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         Their names.
     named_estimators_ : dict
         The fitted clones by name.
-    weights_ : ndarray of shape (n_members,)
-        The normalised weights.
+    weights_ : ndarray of shape (n_members,) or (24, n_members)
+        The normalised weights (with ``weights_by="hour"``: row ``h`` for the hour ``h``).
     columns_, freq_, tz_ : list, DateOffset, str or None
         Targets, frequency and time zone of the fitted data (shared by all members).
 
@@ -64,13 +77,23 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
     ...     [("last", Naive()), ("week", SeasonalNaive(season="7D"))], weights=[0.3, 0.7]
     ... )
     >>> fc = model.fit(df).predict(24)  # doctest: +SKIP
+
+    Weights per hour of day (here hours 0-5 and 22-23 lean on the weekly profile):
+
+    >>> hourly = [[0.2, 0.8]] * 6 + [[0.6, 0.4]] * 16 + [[0.2, 0.8]] * 2
+    >>> model.set_params(weights=hourly, weights_by="hour")  # doctest: +ELLIPSIS
+    EnsembleForecaster(...)
     """
 
     def __init__(
-        self, estimators: list | None = None, weights: Sequence[float] | None = None
+        self,
+        estimators: list | None = None,
+        weights: Sequence | np.ndarray | pd.DataFrame | None = None,
+        weights_by: str | None = None,
     ) -> None:
         self.estimators = estimators
         self.weights = weights
+        self.weights_by = weights_by
 
     # ------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict:
@@ -105,26 +128,12 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         self._validate_names([name for name, _ in members])
         return [tuple(pair) for pair in members]
 
-    def _normalised_weights(self, n: int) -> np.ndarray:
-        if self.weights is None:
-            return np.full(n, 1.0 / n)
-        w = self.weights
-        if isinstance(w, str | bytes) or not isinstance(w, Sequence | np.ndarray):
-            raise TypeError(f"weights must be a sequence of {n} numbers or None, got {w!r}")
-        if len(w) != n:
-            raise ValueError(f"weights has {len(w)} value(s) for {n} estimators: give one each")
-        for i, value in enumerate(w):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"weights[{i}] must be a number, got {value!r}")
-            if not np.isfinite(value) or value < 0:
-                raise ValueError(f"weights[{i}] = {value!r}: weights must be finite and >= 0")
-        total = float(sum(float(v) for v in w))
-        if total == 0:
-            raise ValueError(f"weights {list(w)} are all zero: at least one must be positive")
-        return np.array([float(v) / total for v in w])
+    def _normalised_weights(self) -> np.ndarray:
+        names = [name for name, _ in self._members()]
+        return W.check_weights(self.weights, self.weights_by, names)
 
     def _check_params(self) -> None:
-        self._normalised_weights(len(self._members()))
+        self._normalised_weights()
 
     # ----------------------------------------------------------- delegation
     def _covariate_names(self) -> tuple[list, list]:
@@ -197,8 +206,9 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         self
         """
         members = self._members()
-        weights = self._normalised_weights(len(members))
-        V.split_series(X, "X")  # container errors name X, not a member
+        weights = self._normalised_weights()
+        frames, _ = V.split_series(X, "X")  # container errors name X, not a member
+        W.check_hourly_data(frames, self.weights_by)
         callbacks = list(callbacks or [])
         for callback in callbacks:
             callback.on_fit_start(self)
@@ -285,7 +295,10 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         return self._combine(forecasts)
 
     def _combine(self, forecasts: list[pd.DataFrame]) -> pd.DataFrame:
-        """``sum_i weights_[i] * forecast_i`` over the target columns, checked to align."""
+        """``sum_i weights_[i] * forecast_i`` over the target columns, checked to align.
+
+        With weights per hour, each row takes the weights of its target time's hour.
+        """
         names = self.names_
         first, targets = forecasts[0], list(self.columns_)
         keys = [c for c in first.columns if c not in targets]
@@ -301,8 +314,12 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
                     f"member {name!r} returned forecasts for other origins, series or times "
                     f"than member {names[0]!r}: they cannot be averaged"
                 )
+        weights = self.weights_  # (M,) or (24, M)
+        if weights.ndim == 2:
+            weights = weights[W.target_hours(first, V.TIME_COLUMN in keys)]  # (rows, M)
+            weights = weights.T[:, :, None]  # (M, rows, 1): one weight per row
         total = np.zeros((len(first), len(targets)))
-        for w, forecast in zip(self.weights_, forecasts, strict=True):
+        for w, forecast in zip(weights, forecasts, strict=True):
             total = total + w * forecast[targets].to_numpy(dtype=float)
         out = first.copy()
         out[targets] = total

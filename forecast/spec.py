@@ -39,6 +39,12 @@ A table with ``model = "ensemble"`` averages the forecasts of other tables' mode
     model = "ensemble"
     members = ["linear-lag", "hopfield"]   # keys of other [models] tables
     weights = [0.7, 0.3]                   # optional; default equal weights
+
+or, with one row of weights per local hour of the target time (24 rows; see
+:func:`forecast.blend_weights` for choosing them)::
+
+    weights_by = "hour"
+    weights = [[0.6, 0.4], [0.5, 0.5], ...]  # hours 0, 1, ... 23
 """
 
 from __future__ import annotations
@@ -267,8 +273,9 @@ def build_models(models: dict) -> dict[str, Any]:
     """Instantiate the estimators of a spec's ``[models]`` tables.
 
     A table with ``model = "ensemble"`` names its members by the keys of other tables,
-    ``members = ["linear-lag", "hopfield"]`` (optionally ``weights = [0.7, 0.3]``): each
-    member is a clone of that table's estimator, named by its key with ``-`` as ``_``.
+    ``members = ["linear-lag", "hopfield"]`` (optionally ``weights = [0.7, 0.3]``, or
+    ``weights_by = "hour"`` with 24 rows of weights): each member is a clone of that
+    table's estimator, named by its key with ``-`` as ``_``.
     """
     out, ensembles = {}, {}
     for name, params in models.items():
