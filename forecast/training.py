@@ -66,6 +66,15 @@ def masked_mse(pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tens
     return masked_mean((pred - target) ** 2, mask)
 
 
+def masked_mae(pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
+    """Mean absolute error; with ``mask`` (B, k) only unmasked chunk steps count."""
+    return masked_mean((pred - target).abs(), mask)
+
+
+# Point losses by name (the ``loss`` parameter of the neural estimators).
+LOSSES = {"mse": masked_mse, "mae": masked_mae}
+
+
 class PinballLoss:
     """Pinball loss averaged over quantile levels: ``pred`` (..., C, Q), ``target`` (..., C).
 
@@ -85,9 +94,13 @@ class PinballLoss:
         return masked_mean(torch.maximum(levels * diff, (levels - 1.0) * diff), mask)
 
 
-def training_loss(quantiles) -> Callable:
-    """Return the training loss: mean squared error, or the pinball loss of ``quantiles``."""
-    return masked_mse if not quantiles else PinballLoss(quantiles)
+def training_loss(quantiles, loss: str = "mse") -> Callable:
+    """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``."""
+    if quantiles:
+        return PinballLoss(quantiles)
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")
+    return LOSSES[loss]
 
 
 def optimizer_step(
@@ -197,7 +210,8 @@ class TrainConfig:
     verbose: int = 0
     checkpoint_dir: str | None = None
     signature: str = ""
-    quantiles: tuple | None = None  # train the pinball loss of these levels (else MSE)
+    quantiles: tuple | None = None  # train the pinball loss of these levels (else `loss`)
+    loss: str = "mse"  # point loss, a key of LOSSES
     micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
 
     @property
@@ -340,7 +354,7 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
     :func:`data_parallel`): it takes the training steps, ``net`` evaluates.
     """
     lr = float(optimizer.param_groups[0]["lr"])
-    loss_fn = training_loss(config.quantiles)
+    loss_fn = training_loss(config.quantiles, config.loss)
     loss = run_epoch(
         model,
         train_data,

@@ -14,6 +14,7 @@ from forecast.training import (
     TrainConfig,
     build_scheduler,
     evaluate,
+    masked_mae,
     masked_mse,
     optimizer_step,
     resolve_device,
@@ -82,6 +83,49 @@ def test_masked_mse_by_hand():
     mask = torch.tensor([[True, True, False]])
     assert masked_mse(pred, target, mask).item() == pytest.approx((1 + 1 + 4 + 4) / 4)
     assert masked_mse(pred, target).item() == pytest.approx((2 + 8 + 18) / 6)
+
+
+def test_masked_mae_by_hand():
+    pred = torch.zeros(1, 3, 2, 1)  # (B, k, h, C)
+    target = torch.tensor([1.0, -1.0, 2.0, -2.0, 3.0, -3.0]).reshape(1, 3, 2, 1)
+    mask = torch.tensor([[True, True, False]])
+    assert masked_mae(pred, target, mask).item() == pytest.approx((1 + 1 + 2 + 2) / 4)
+    assert masked_mae(pred, target).item() == pytest.approx((2 + 4 + 6) / 6)
+
+
+@pytest.mark.parametrize(
+    "loss, w_after, train_loss",
+    [
+        # MAE: gradient sign(w) = 1, so each SGD step moves w by the learning rate
+        ("mae", 0.8 - 0.1 - 0.1, (16 * 0.8 + 9 * 0.7) / 25),
+        # MSE: gradient 2 w, so each step multiplies w by 1 - 2 * 0.1
+        ("mse", 0.8 * 0.8 * 0.8, (16 * 0.8**2 + 9 * 0.64**2) / 25),
+    ],
+)
+def test_point_loss_by_name_drives_the_steps_and_the_validation(loss, w_after, train_loss):
+    train_data = WindowDataset([constant(30, 0.0)], 4, 2)  # 25 windows: steps of 16 and 9
+    val_data = WindowDataset([constant(30, 1.0)], 4, 2)
+    net = Scalar(w=0.8)
+    with seeded(0, "cpu") as rng:
+        result = train(
+            net,
+            train_data,
+            val_data,
+            config(max_epochs=1, loss=loss, gradient_clip=None),
+            [],
+            rng,
+            "cpu",
+        )
+    assert net.w.item() == pytest.approx(w_after)
+    assert result.history["train_loss"][0] == pytest.approx(train_loss)
+    gap = 1.0 - w_after  # every validation target is 1
+    assert result.history["val_loss"][0] == pytest.approx(gap if loss == "mae" else gap**2)
+
+
+def test_unknown_loss_is_refused():
+    with pytest.raises(ValueError, match=r"loss must be one of \('mse', 'mae'\), got 'huber'"):
+        train(Scalar(), WindowDataset([constant(30, 0.0)], 4, 2), None,
+              config(loss="huber"), [], np.random.default_rng(0), "cpu")  # fmt: skip
 
 
 def test_resolve_device():

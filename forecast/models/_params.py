@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 
 from forecast._quantiles import check_levels
-from forecast.training import SCHEDULERS
+from forecast.training import LOSSES, SCHEDULERS
 
 
 def check_params(est: object) -> None:
@@ -83,6 +83,14 @@ def check_params(est: object) -> None:
         )
     if getattr(est, "quantiles", None) is not None:
         check_levels(est.quantiles)
+    loss = getattr(est, "loss", "mse")  # subclasses written before it may omit it
+    if not isinstance(loss, str) or loss not in LOSSES:
+        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")
+    if loss != "mse" and getattr(est, "quantiles", None) is not None:
+        raise ValueError(
+            f"quantiles={est.quantiles!r} trains the pinball loss; loss={loss!r} is for point "
+            "forecasts: leave loss='mse' with quantiles"
+        )
     if est.strategy == "seq2seq" and est.windowing != "sliding":
         raise ValueError("strategy='seq2seq' needs windowing='sliding' (a decoder per window)")
     if est.strategy == "seq2seq" and getattr(est, "quantiles", None) is not None:

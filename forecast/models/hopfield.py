@@ -94,6 +94,7 @@ class HopfieldForecaster(NeuralForecaster):
         patch_length=1,
         input_differences="auto",
         micro_batch_size=None,
+        loss="mse",
     ) -> None:
         store_params(self, locals())
 

@@ -47,7 +47,7 @@ COMMON_PARAMS = dict(
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
     n_ensemble=1, train_origins="auto", linear_skip="auto", quantiles=None, residual=False,
     validation_series=None, patch_length=1, input_differences="auto",
-    micro_batch_size=None,
+    micro_batch_size=None, loss="mse",
 )  # fmt: skip
 
 # With train_origins="auto", at most this many steps (over all series) end a training window.
@@ -223,6 +223,11 @@ class NeuralForecaster(BaseForecaster):
         with ``dropout`` the masks are drawn per slice) while only one slice's activations
         are held, so peak memory falls. Validation and prediction also read at most this
         many windows at a time. None: the whole batch at once.
+    loss : {"mse", "mae"}
+        Training loss of a point head, also watched by early stopping: mean squared error
+        or mean absolute error of the (scaled) targets. MAE weighs large errors less and
+        tracks relative errors such as MAPE more closely on series of steady level.
+        Quantile heads always train the pinball loss (leave ``"mse"`` with ``quantiles``).
 
     Attributes
     ----------
@@ -521,6 +526,7 @@ class NeuralForecaster(BaseForecaster):
             signature=self._signature(series),
             quantiles=self.quantiles_,
             micro_batch_size=getattr(self, "micro_batch_size", None),
+            loss=getattr(self, "loss", "mse"),
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
         results = []

@@ -96,6 +96,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         patch_length=1,
         input_differences="auto",
         micro_batch_size=None,
+        loss="mse",
     ) -> None:
         store_params(self, locals())
 

@@ -76,6 +76,7 @@ class ElmanForecaster(NeuralForecaster):
         patch_length=1,
         input_differences="auto",
         micro_batch_size=None,
+        loss="mse",
     ) -> None:
         store_params(self, locals())
 
@@ -158,6 +159,7 @@ class LSTMForecaster(NeuralForecaster):
         patch_length=1,
         input_differences="auto",
         micro_batch_size=None,
+        loss="mse",
     ) -> None:
         store_params(self, locals())
 
@@ -237,6 +239,7 @@ class GRUForecaster(NeuralForecaster):
         patch_length=1,
         input_differences="auto",
         micro_batch_size=None,
+        loss="mse",
     ) -> None:
         store_params(self, locals())
 

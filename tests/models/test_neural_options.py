@@ -214,3 +214,35 @@ def test_micro_batch_size_must_be_a_positive_int(bad):
         ValueError, match=rf"micro_batch_size must be None or an int >= 1, got {bad!r}"
     ):
         GRUForecaster(**TINY, micro_batch_size=bad).fit(make_series(200))
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        ElmanForecaster,
+        LSTMForecaster,
+        GRUForecaster,
+        OrthogonalRNNForecaster,
+        TransformerForecaster,
+        HopfieldForecaster,
+    ],
+)
+def test_mae_loss_trains_every_family_and_round_trips(cls, tmp_path):
+    df = make_series(200)
+    mae = cls(**TINY, loss="mae").fit(df)
+    mse = cls(**TINY).fit(df)
+    # same seed, same windows: only the loss differs, so the curves do
+    assert mae.history_["train_loss"][0] != pytest.approx(mse.history_["train_loss"][0])
+    assert clone(mae).get_params()["loss"] == "mae"
+    mae.save(tmp_path / "m")
+    again = load(tmp_path / "m")
+    assert again.loss == "mae"
+    pd.testing.assert_frame_equal(again.predict(horizon=6), mae.predict(horizon=6))
+
+
+def test_loss_is_checked_when_fitting():
+    df = make_series(200)
+    with pytest.raises(ValueError, match=r"loss must be one of \('mse', 'mae'\), got 'l1'"):
+        GRUForecaster(**TINY, loss="l1").fit(df)
+    with pytest.raises(ValueError, match="trains the pinball loss; loss='mae' is for point"):
+        GRUForecaster(**TINY, loss="mae", quantiles=(0.1, 0.5, 0.9)).fit(df)
