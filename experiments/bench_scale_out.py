@@ -8,7 +8,8 @@ fits the same series with the same estimator; the script checks that the forecas
     FORECAST_DATA_DIR=../shared/data python experiments/bench_scale_out.py --series 1000
     python experiments/bench_scale_out.py --no-fits --output results/batch.md   # batch only
 
-Writes experiments/results/bench_scale_out.md (and prints it). Timings include task
+Writes experiments/results/bench_scale_out.md (and prints it): the median of ``--repeats``
+rounds per cell, each round running every engine in turn. Timings include task
 submission and result transfer, not the start of Ray and its workers (reported separately).
 """
 
@@ -249,24 +250,62 @@ def main() -> None:
     parser.add_argument("--no-batch", action="store_true", help="fits only")
     parser.add_argument("--no-fits", action="store_true", help="batch forecasts only")
     parser.add_argument("--output", default="experiments/results/bench_scale_out.md")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per cell (median shown)")
     args = parser.parse_args()
     series = synthetic(args.series)
-    rows = [] if args.no_fits else bench_fits(series, args.engines, args.models)
-    if not args.no_batch:
-        folder = Path(tempfile.mkdtemp(prefix="bench-scale-out-"))
-        try:
-            rows += bench_batch(series, args.engines, folder)
-        finally:
-            shutil.rmtree(folder)
-    table = pd.DataFrame(rows)
-    base = table[table["engine"] == "sequential"].set_index("model")["series/s"]
-    table["vs sequential"] = table["series/s"] / table["model"].map(base)
+    rows = []
+    for _ in range(args.repeats):  # whole rounds, so every engine sees the same machine drift
+        rows += [] if args.no_fits else bench_fits(series, args.engines, args.models)
+        if not args.no_batch:
+            folder = Path(tempfile.mkdtemp(prefix="bench-scale-out-"))
+            try:
+                rows += bench_batch(series, args.engines, folder)
+            finally:
+                shutil.rmtree(folder)
+    table = summarise(pd.DataFrame(rows))
     text = table.to_markdown(index=False, floatfmt=".2f")
     print(text)
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(
-        f"# Scale-out throughput ({args.series} series, {os.cpu_count()} cores)\n\n{text}\n"
+        f"# Scale-out throughput ({args.series} series, {os.cpu_count()} cores, median of "
+        f"{args.repeats} runs)\n\n{text}\n"
     )
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (model, engine): median seconds and rate over the runs, ratio of medians.
+
+    ``series/s runs`` lists every run's rate; ``worker peak MiB`` is the largest peak seen;
+    ``same forecasts`` holds only if every run matched the sequential forecasts.
+    """
+    keys = ["model", "engine"]
+    grouped = runs.groupby(keys, sort=False)
+    table = grouped.agg(
+        series=("series", "first"),
+        seconds=("seconds", "median"),
+        ray_start=("ray start s", "median"),
+        same=("same forecasts", "all"),
+    ).reset_index()
+    table["series/s"] = table["series"] / table["seconds"]
+    table["series/s runs"] = (
+        grouped["series/s"].agg(lambda r: ", ".join(f"{v:.0f}" for v in r)).to_numpy()
+    )
+    table["worker peak MiB"] = grouped["worker peak MiB"].agg(_largest_peaks).to_numpy()
+    base = table[table["engine"] == "sequential"].set_index("model")["series/s"]
+    table["vs sequential"] = table["series/s"] / table["model"].map(base)
+    table = table.rename(columns={"ray_start": "ray start s", "same": "same forecasts"})
+    return table[
+        ["model", "engine", "series", "seconds", "series/s", "series/s runs", "vs sequential"]
+        + ["ray start s", "worker peak MiB", "same forecasts"]
+    ]
+
+
+def _largest_peaks(cells: pd.Series) -> str:
+    """The run whose largest worker peak is highest (cells like ``"433, 440"`` or ``"-"``)."""
+    runs = [c for c in cells if c != "-"]
+    if not runs:
+        return "-"
+    return max(runs, key=lambda c: max(float(v) for v in c.split(", ")))
 
 
 if __name__ == "__main__":

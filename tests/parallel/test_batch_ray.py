@@ -87,3 +87,9 @@ def test_the_callable_class_loads_the_model_once_for_all_its_batches(parts, monk
     assert first["error"][1] == "" and first["path"][1] == str(parts["tmp"] / "out" / "north.csv")
     assert second["path"] == [str(parts["tmp"] / "out" / "south.parquet")]
     assert sorted(os.listdir(out)) == ["north.csv", "south.parquet"]
+
+
+def test_files_per_call_shares_blocks_and_is_bounded():
+    assert batch_data.files_per_call(1000, 8) == batch_data.MAX_FILES_PER_CALL == 16
+    assert batch_data.files_per_call(10, 8) == 2  # ceil(10 / 8): a corrupt file shares a call
+    assert batch_data.files_per_call(3, 3) == 1
