@@ -13,10 +13,14 @@ chosen here applies unchanged to ``bench.train``.
 
 Each run fits ``GRUForecaster(context_length=50, horizon=25, hidden_size=128,
 residual=True, random_state=seed)`` plus the overrides given as JSON, and appends one line
-to a JSON-lines log; ``--table`` prints the log as a markdown table (mean over seeds).
+to a JSON-lines log; ``--table`` prints the log as a markdown table (mean over seeds). With
+``--blend JSON`` the model is ``forecast.EnsembleForecaster`` of two such GRUs, the second
+with those overrides, their forecasts averaged with equal weights.
 
     python experiments/cmu_mocap_validation.py --name default
     python experiments/cmu_mocap_validation.py --name no-norm --params '{"normalization": null}'
+    python experiments/cmu_mocap_validation.py --name two --params '{"dropout": 0.3}' \
+        --blend '{"residual": false, "target_transform": "difference"}'
     python experiments/cmu_mocap_validation.py --table
 """
 
@@ -48,6 +52,7 @@ from cmu_mocap import (  # noqa: E402  (the benchmark script next to this one)
     zero_velocity,
 )
 
+from forecast import EnsembleForecaster  # noqa: E402
 from forecast.datasets import load  # noqa: E402
 from forecast.models.recurrent import GRUForecaster  # noqa: E402
 
@@ -80,13 +85,25 @@ def load_validation(data_dir: str | None) -> Benchmark:
     return Benchmark(rest, windows, starts, truth, columns, all_columns, fill)
 
 
-def run(bench: Benchmark, params: dict, seed: int) -> tuple[pd.DataFrame, dict]:
-    """Fit the GRU with ``params`` on the reduced training dict and score it on validation."""
-    model = GRUForecaster(**{**BASE, **params, "random_state": seed})
+def build(params: dict, seed: int, blend: dict | None = None):
+    """The GRU of ``params`` (and seed), or an equal-weight ensemble with the ``blend`` GRU."""
+    first = GRUForecaster(**{**BASE, **params, "random_state": seed})
+    if blend is None:
+        return first
+    second = GRUForecaster(**{**BASE, **blend, "random_state": seed})
+    return EnsembleForecaster([("first", first), ("second", second)])
+
+
+def run(
+    bench: Benchmark, params: dict, seed: int, blend: dict | None = None
+) -> tuple[pd.DataFrame, dict]:
+    """Fit the model of ``params`` on the reduced training dict and score it on validation."""
+    fitted = build(params, seed, blend)
     start = time.perf_counter()
-    model.fit(bench.train)
+    fitted.fit(bench.train)
     fit_s = time.perf_counter() - start
-    result = score(full_vectors(forecast_windows(model, bench), bench), bench)
+    result = score(full_vectors(forecast_windows(fitted, bench), bench), bench)
+    model = fitted if blend is None else fitted.named_estimators_["first"]
     info = {
         "fit_s": round(fit_s, 1),
         "epochs": model.n_epochs_,
@@ -125,6 +142,8 @@ def table(log: Path) -> str:
         seeds = ",".join(str(r["seed"]) for r in runs)
         shown = {k: v for k, v in runs[0]["params"].items() if k != "validation_series"}
         params = json.dumps(shown) if shown else "(defaults)"
+        if "blend" in runs[0]:
+            params = f"average of {params} and {json.dumps(runs[0]['blend'])}"
         fit = f"{np.mean([r['info']['fit_s'] for r in runs]):.0f}" if "info" in runs[0] else ""
         best = ",".join(str(r["info"]["best_epoch"]) for r in runs) if "info" in runs[0] else ""
         out[name] = {
@@ -145,6 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name", default=None, help="label of the configuration in the log")
     parser.add_argument("--params", default="{}", help="JSON overrides of the GRU parameters")
     parser.add_argument("--seeds", default="0", help="comma-separated weight seeds")
+    parser.add_argument("--blend", default=None, help="JSON overrides of a second GRU to average")
     parser.add_argument("--baselines", action="store_true", help="log zero/constant velocity")
     parser.add_argument("--table", action="store_true", help="print the log as a table")
     parser.add_argument("--log", default=str(LOG))
@@ -172,11 +192,13 @@ def main(argv: list[str] | None = None) -> None:
             entries.append({"name": name, "params": {}, "seed": 0, "result": result, "info": None})
     if args.name:
         params = json.loads(args.params)
+        blend = None if args.blend is None else json.loads(args.blend)
         for seed in [int(s) for s in args.seeds.split(",")]:
-            result, info = run(bench, params, seed)
-            entries.append(
-                {"name": args.name, "params": params, "seed": seed, "result": result, "info": info}
-            )
+            result, info = run(bench, params, seed, blend)
+            entry = {"name": args.name, "params": params, "seed": seed, "result": result}
+            if blend is not None:
+                entry["blend"] = blend
+            entries.append({**entry, "info": info})
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a") as handle:
         for e in entries:

@@ -94,13 +94,45 @@ class PinballLoss:
         return masked_mean(torch.maximum(levels * diff, (levels - 1.0) * diff), mask)
 
 
-def training_loss(quantiles, loss: str = "mse") -> Callable:
-    """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``."""
+class StepChangeLoss:
+    """A point loss of the forecast's step changes instead of its values.
+
+    The change of horizon step ``k`` is ``y[k] - y[k - 1]``, with ``y[0]`` the last observed
+    value, which forecast and target share; so the error of the changes is the step change
+    of the error, ``e[k] - e[k - 1]`` with ``e[0] = 0``, divided by ``scale`` per channel.
+    ``pred`` and ``target`` are ``(..., horizon, C)``.
+
+    Parameters
+    ----------
+    base : callable
+        ``base(pred, target, mask)``, one of :data:`LOSSES`.
+    scale : sequence of float
+        Typical size of a one-step change per channel (positive).
+    """
+
+    def __init__(self, base: Callable, scale) -> None:
+        self.base = base
+        self.scale = torch.as_tensor([float(s) for s in scale])
+
+    def __call__(self, pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
+        """Loss of the scaled step changes (``mask`` as in :func:`masked_mean`)."""
+        scale = self.scale.to(device=pred.device, dtype=pred.dtype)
+        err = pred - target  # (..., h, C)
+        change = torch.diff(err, dim=-2, prepend=torch.zeros_like(err[..., :1, :])) / scale
+        return self.base(change, torch.zeros_like(change), mask)
+
+
+def training_loss(quantiles, loss: str = "mse", step_scale=None) -> Callable:
+    """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``.
+
+    With ``step_scale`` (per channel) the point loss reads the forecast's step changes
+    (:class:`StepChangeLoss`).
+    """
     if quantiles:
         return PinballLoss(quantiles)
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")
-    return LOSSES[loss]
+    return LOSSES[loss] if step_scale is None else StepChangeLoss(LOSSES[loss], step_scale)
 
 
 def optimizer_step(
@@ -212,6 +244,7 @@ class TrainConfig:
     signature: str = ""
     quantiles: tuple | None = None  # train the pinball loss of these levels (else `loss`)
     loss: str = "mse"  # point loss, a key of LOSSES
+    step_scale: tuple | None = None  # score the step changes in these units (per channel)
     micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
 
     @property
@@ -354,7 +387,7 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
     :func:`data_parallel`): it takes the training steps, ``net`` evaluates.
     """
     lr = float(optimizer.param_groups[0]["lr"])
-    loss_fn = training_loss(config.quantiles, config.loss)
+    loss_fn = training_loss(config.quantiles, config.loss, config.step_scale)
     loss = run_epoch(
         model,
         train_data,

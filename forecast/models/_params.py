@@ -83,6 +83,22 @@ def check_params(est: object) -> None:
         )
     if getattr(est, "quantiles", None) is not None:
         check_levels(est.quantiles)
+    transform = getattr(est, "target_transform", None)
+    if transform not in (None, "difference"):
+        raise ValueError(f"target_transform must be None or 'difference', got {transform!r}")
+    if transform is not None:
+        clash = {
+            "residual=True": getattr(est, "residual", False),
+            f"reference={est.reference!r}": est.reference is not None,
+            "quantiles": getattr(est, "quantiles", None) is not None,
+            "strategy='seq2seq'": est.strategy == "seq2seq",
+        }
+        for name, present in clash.items():
+            if present:
+                raise ValueError(
+                    f"target_transform={transform!r} forecasts summed step changes from the last "
+                    f"observed value; it does not combine with {name}"
+                )
     loss = getattr(est, "loss", "mse")  # subclasses written before it may omit it
     if not isinstance(loss, str) or loss not in LOSSES:
         raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")

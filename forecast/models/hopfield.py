@@ -95,6 +95,7 @@ class HopfieldForecaster(NeuralForecaster):
         input_differences="auto",
         micro_batch_size=None,
         loss="mse",
+        target_transform=None,
     ) -> None:
         store_params(self, locals())
 

@@ -97,6 +97,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         input_differences="auto",
         micro_batch_size=None,
         loss="mse",
+        target_transform=None,
     ) -> None:
         store_params(self, locals())
 

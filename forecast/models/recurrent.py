@@ -77,6 +77,7 @@ class ElmanForecaster(NeuralForecaster):
         input_differences="auto",
         micro_batch_size=None,
         loss="mse",
+        target_transform=None,
     ) -> None:
         store_params(self, locals())
 
@@ -160,6 +161,7 @@ class LSTMForecaster(NeuralForecaster):
         input_differences="auto",
         micro_batch_size=None,
         loss="mse",
+        target_transform=None,
     ) -> None:
         store_params(self, locals())
 
@@ -240,6 +242,7 @@ class GRUForecaster(NeuralForecaster):
         input_differences="auto",
         micro_batch_size=None,
         loss="mse",
+        target_transform=None,
     ) -> None:
         store_params(self, locals())
 

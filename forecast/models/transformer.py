@@ -151,6 +151,7 @@ class TransformerForecaster(NeuralForecaster):
         input_differences="auto",
         micro_batch_size=None,
         loss="mse",
+        target_transform=None,
     ) -> None:
         store_params(self, locals())
 

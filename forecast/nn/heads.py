@@ -195,6 +195,11 @@ class ForecastNet(nn.Module):
         (of the globally scaled values, before window normalisation) divided by this scale,
         appended after the other inputs of the step (``I + C`` inputs; see
         :func:`forecast.nn.reference.step_changes`). Kept as a buffer, not a parameter.
+    step_scale : Tensor of shape (C,), optional
+        With it (and ``season=1``), the head forecasts each horizon step's change from the
+        step before in these units, and the forecast is the last observed value plus their
+        running sum: the network predicts a velocity and the forecast integrates it
+        (``target_transform="difference"`` of the estimators). Kept as a buffer.
     """
 
     def __init__(
@@ -207,6 +212,7 @@ class ForecastNet(nn.Module):
         context: int | None = None,
         patch: int = 1,
         change_scale: Tensor | None = None,
+        step_scale: Tensor | None = None,
     ) -> None:
         super().__init__()
         self.encoder = encoder
@@ -228,6 +234,15 @@ class ForecastNet(nn.Module):
                     f"change_scale needs {self.n_targets} positive values, got {len(scale)}"
                 )
             self.register_buffer("change_scale", scale, persistent=False)
+        self.integrates = step_scale is not None
+        if self.integrates:
+            steps = torch.as_tensor(step_scale, dtype=torch.float32).reshape(-1)
+            if self.season != 1 or len(steps) != self.n_targets or not bool((steps > 0).all()):
+                raise ValueError(
+                    f"step_scale needs season=1 and {self.n_targets} positive values, got "
+                    f"season={self.season} and {len(steps)} values"
+                )
+            self.register_buffer("step_scale", steps, persistent=False)
         needs = self.windowed or self.season is not None or self.decodes
         if needs and self.n_targets < 1:
             raise ValueError("window normalisation and references need n_targets >= 1")
@@ -281,6 +296,8 @@ class ForecastNet(nn.Module):
             out = self.head(y[:, -1], future, target[:, -1])  # (B, horizon, C)
         else:
             out = self.head(y[:, -1], future)  # (B, horizon, C) or (B, horizon, C, Q)
+        if self.integrates:  # per-step changes -> offsets from the last value
+            out = torch.cumsum(out * self.step_scale, dim=1)  # (B, horizon, C)
         if self.season is not None:
             out = out + _like(seasonal_reference(target, out.shape[1], self.season), out)
         if self.skip is not None:
@@ -353,6 +370,8 @@ class ForecastNet(nn.Module):
         if y.shape[1] != x.shape[1]:
             raise ValueError("forward_steps needs an encoder that returns one output per step")
         out = self.head(y, future)  # (B, k, horizon, C) or (B, k, horizon, C, Q)
+        if self.integrates:
+            out = torch.cumsum(out * self.step_scale, dim=2)  # (B, k, horizon, C)
         if self.season == 1:  # residual: each step's own value is its reference
             out = out + _like(x[:, :, None, : self.n_targets], out)
         return out, state

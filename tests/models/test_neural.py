@@ -41,7 +41,7 @@ def test_every_family_lists_the_common_parameters_with_the_same_defaults(cls):
     signature = inspect.signature(cls.__init__).parameters
     for name, default in COMMON_PARAMS.items():
         assert signature[name].default == default, name
-    assert list(signature)[-1] == "loss"  # the newest parameter comes last
+    assert list(signature)[-1] == "target_transform"  # the newest parameter comes last
     marker = ["load"]
     est = cls(future_covariates=marker, context_length="not validated in __init__")
     assert est.future_covariates is marker
