@@ -27,6 +27,23 @@ def data_dir():
 
 
 # Settings of a tiny, fast neural fit shared by the neural-option tests.
+def neural_families() -> list:
+    """The six neural estimator classes, for tests that run over every family."""
+    from forecast.models.hopfield import HopfieldForecaster
+    from forecast.models.orthogonal import OrthogonalRNNForecaster
+    from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
+    from forecast.models.transformer import TransformerForecaster
+
+    return [
+        ElmanForecaster,
+        LSTMForecaster,
+        GRUForecaster,
+        OrthogonalRNNForecaster,
+        TransformerForecaster,
+        HopfieldForecaster,
+    ]
+
+
 TINY_NEURAL = dict(
     context_length=24,
     horizon=6,

@@ -7,23 +7,14 @@ import torch
 from sklearn.base import clone
 
 from forecast import load
-from forecast.models.hopfield import HopfieldForecaster
-from forecast.models.orthogonal import OrthogonalRNNForecaster
-from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
-from forecast.models.transformer import TransformerForecaster
+from forecast.models.recurrent import GRUForecaster
 from forecast.training import StepChangeLoss, masked_mae, masked_mse, training_loss
+from tests.conftest import neural_families
 from tests.models.test_residual import walk, zero_weights
 
 TINY = dict(context_length=12, horizon=4, hidden_size=4, max_epochs=1, batch_size=32)
 DIFF = dict(TINY, target_transform="difference", random_state=0)
-FAMILIES = [
-    ElmanForecaster,
-    LSTMForecaster,
-    GRUForecaster,
-    OrthogonalRNNForecaster,
-    TransformerForecaster,
-    HopfieldForecaster,
-]
+FAMILIES = neural_families()
 
 
 def rms_step(df: pd.DataFrame) -> np.ndarray:

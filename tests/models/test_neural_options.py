@@ -12,7 +12,7 @@ from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.nn.ensemble import EnsembleNet
-from tests.conftest import TINY_NEURAL, make_series
+from tests.conftest import TINY_NEURAL, make_series, neural_families
 
 TINY = TINY_NEURAL
 
@@ -216,17 +216,7 @@ def test_micro_batch_size_must_be_a_positive_int(bad):
         GRUForecaster(**TINY, micro_batch_size=bad).fit(make_series(200))
 
 
-@pytest.mark.parametrize(
-    "cls",
-    [
-        ElmanForecaster,
-        LSTMForecaster,
-        GRUForecaster,
-        OrthogonalRNNForecaster,
-        TransformerForecaster,
-        HopfieldForecaster,
-    ],
-)
+@pytest.mark.parametrize("cls", neural_families())
 def test_mae_loss_trains_every_family_and_round_trips(cls, tmp_path):
     df = make_series(200)
     mae = cls(**TINY, loss="mae").fit(df)
