@@ -314,13 +314,20 @@ FIGURES_BEGIN = "<!-- figures: written by experiments/cmu_mocap_figures.py -->"
 FIGURES_END = "<!-- end of figures -->"
 DEFAULTS_BEGIN = "<!-- defaults: written by experiments/cmu_mocap_defaults.py -->"
 DEFAULTS_END = "<!-- end of defaults -->"
+BEST_BEGIN = "<!-- best: written by experiments/cmu_mocap_test.py -->"
+BEST_END = "<!-- end of best -->"
 
 
 def kept_sections(path: Path) -> str:
     """The sections other scripts wrote into the results file (kept when tables are rewritten)."""
     text = path.read_text() if path.exists() else ""
     kept = ""
-    for first, last in ((DEFAULTS_BEGIN, DEFAULTS_END), (FIGURES_BEGIN, FIGURES_END)):
+    sections = (
+        (DEFAULTS_BEGIN, DEFAULTS_END),
+        (BEST_BEGIN, BEST_END),
+        (FIGURES_BEGIN, FIGURES_END),
+    )
+    for first, last in sections:
         begin, end = text.find(first), text.find(last)
         if begin >= 0 and end > begin:
             kept += "\n" + text[begin : end + len(last)] + "\n"

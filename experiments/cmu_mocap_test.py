@@ -14,7 +14,7 @@ per reported configuration.
     python experiments/cmu_mocap_test.py --name blend --families gru lstm \\
         --params '{"n_ensemble": 3, "dropout": 0.3}' \\
         --blend '{"residual": false, "target_transform": "difference"}'
-    python experiments/cmu_mocap_test.py --table
+    python experiments/cmu_mocap_test.py --table     # print; --write: into cmu_mocap.md
 """
 
 from __future__ import annotations
@@ -31,8 +31,20 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from cmu_mocap import MS, full_vectors, load_benchmark, markdown, score, zero_velocity  # noqa: E402
+from cmu_mocap import (  # noqa: E402  (the benchmark scripts next to this one)
+    BEST_BEGIN,
+    BEST_END,
+    MS,
+    OUT,
+    full_vectors,
+    load_benchmark,
+    markdown,
+    score,
+    zero_velocity,
+)
 from cmu_mocap_defaults import RES_SUP, forecast_test  # noqa: E402
+from cmu_mocap_validation import LOG as VALIDATION_LOG  # noqa: E402
+from cmu_mocap_validation import table as validation_table  # noqa: E402
 
 from forecast import EnsembleForecaster  # noqa: E402
 from forecast.models import get_estimator  # noqa: E402
@@ -87,6 +99,43 @@ def table(log: Path) -> str:
     )
 
 
+def section(log: Path) -> str:
+    """The results section: the validation runs that chose the configuration, then test."""
+    rows = validation_table(VALIDATION_LOG).splitlines()
+    keep = ("n_ensemble=3", "difference targets", "average:")
+    chosen = rows[:2] + [r for r in rows[2:] if any(k in r.split("|")[1] for k in keep)]
+    return "\n\n".join(
+        [
+            BEST_BEGIN,
+            "## Residual and difference-target networks averaged: chosen on validation, "
+            "measured once on test",
+            "Validation (`experiments/cmu_mocap_validation.py`; training takes only, the last "
+            "take of each action held out; mean over 7 actions; the GRU of 128 units, "
+            "context 50, horizon 25, `residual=True` unless a setting says otherwise):",
+            "\n".join(chosen),
+            "Test (`experiments/cmu_mocap_test.py`: each family with the configuration chosen "
+            "above, fitted on the 32 training takes, the 48 test windows forecast with "
+            "`predict(horizon=25, history=window)`; mean +- sample std over seeds; "
+            f"Res-sup. {RES_SUP}; one thread per fit, two fits at a time on 2 cores):",
+            table(log),
+            BEST_END,
+        ]
+    )
+
+
+def write_section(text: str, path: Path) -> None:
+    """Replace the section between the markers, or put it before the figures section."""
+    old = path.read_text() if path.exists() else ""
+    begin, end = old.find(BEST_BEGIN), old.find(BEST_END)
+    if begin >= 0 and end > begin:
+        new = old[:begin] + text + old[end + len(BEST_END) :]
+    else:
+        at = old.find("<!-- figures:")
+        at = len(old) if at < 0 else at
+        new = old[:at].rstrip("\n") + "\n\n" + text + "\n\n" + old[at:]
+    path.write_text(new.rstrip("\n") + "\n")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--name", default=None, help="label of the configuration")
@@ -95,13 +144,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--blend", default=None, help="JSON overrides of a second model")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--table", action="store_true", help="print the log as tables")
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=str(OUT),
+        default=None,
+        help="write the tables as a section of the results file (default cmu_mocap.md)",
+    )
     parser.add_argument("--log", default=str(LOG))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
     log = Path(args.log)
-    if args.table:
+    if args.table or args.write:
         print(table(log))
+        if args.write:
+            write_section(section(log), Path(args.write))
         return
     if not args.name:
         parser.error("--name is required to fit (or give --table)")
