@@ -119,3 +119,27 @@ def test_what_it_does_not_combine_with():
     ):
         with pytest.raises(ValueError, match=f"does not combine with {name}"):
             GRUForecaster(**DIFF, **extra).fit(df)
+
+
+def test_pyfunc_and_batch_give_the_estimators_forecast(new_store, tmp_path):
+    from mlflow.pyfunc import load_model
+
+    from forecast.batch import run_batch
+    from forecast.tracking import track_fit, use_store
+
+    store = new_store("difference")
+    df = walk(n=120)
+    est = GRUForecaster(**DIFF, device="cpu")
+    run = track_fit(est, df, experiment="difference", tracking_uri=store, log_model=True)
+    history = df.iloc[-40:]
+    expected = est.predict(horizon=4, history=history)
+    with use_store(store):
+        got = load_model(run.model_info.model_uri).predict(history, params={"horizon": 4})
+    pd.testing.assert_frame_equal(got, expected)
+    est.save(tmp_path / "model")
+    history.rename_axis("timestamp").to_csv(tmp_path / "latest.csv")
+    result = run_batch(
+        tmp_path / "model", tmp_path / "latest.csv", str(tmp_path / "out.csv"), 4, track=False
+    )
+    written = pd.read_csv(result.path, index_col=0, parse_dates=True)
+    np.testing.assert_allclose(written.to_numpy(), expected.to_numpy(), rtol=1e-6)
