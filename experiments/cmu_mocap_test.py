@@ -105,7 +105,7 @@ def table(log: Path) -> str:
 def section(log: Path) -> str:
     """The results section: the validation runs that chose the configuration, then test."""
     rows = validation_table(VALIDATION_LOG).splitlines()
-    keep = ("n_ensemble=3", "difference targets", "average:")
+    keep = ("n_ensemble=3", "n_ensemble=5", "difference targets", "average:")
     chosen = rows[:2] + [r for r in rows[2:] if any(k in r.split("|")[1] for k in keep)]
     return "\n\n".join(
         [
