@@ -334,6 +334,32 @@ def kept_sections(path: Path) -> str:
     return kept
 
 
+def write_between(text: str, path: Path, begin: str, end: str) -> None:
+    """Replace the section from ``begin`` to ``end`` of ``path`` (``text`` holds the markers),
+    or insert it before the figures section (at the end when there is none)."""
+    old = path.read_text() if path.exists() else ""
+    first, last = old.find(begin), old.find(end)
+    if first >= 0 and last > first:
+        new = old[:first] + text + old[last + len(end) :]
+    else:
+        at = old.find(FIGURES_BEGIN)
+        at = len(old) if at < 0 else at
+        new = old[:at].rstrip("\n") + "\n\n" + text + "\n\n" + old[at:]
+    path.write_text(new.rstrip("\n") + "\n")
+
+
+def build_model(cls: type, base: dict, params: dict, seed: int, blend: dict | None = None):
+    """``cls(**base, **params)`` with the seed, or its equal-weight average with a second
+    ``cls`` of ``base`` and the ``blend`` overrides (``forecast.EnsembleForecaster``)."""
+    first = cls(**{**base, **params, "random_state": seed})
+    if blend is None:
+        return first
+    from forecast import EnsembleForecaster
+
+    second = cls(**{**base, **blend, "random_state": seed})
+    return EnsembleForecaster([("first", first), ("second", second)])
+
+
 DEFAULT = "lstm,gru,lstm-long,lstm-recursive,lstm-tbptt,lstm-velocity,gru-velocity"
 QUICK = "lstm,lstm-velocity,gru-velocity"
 REPEAT = "lstm-velocity,gru-velocity"

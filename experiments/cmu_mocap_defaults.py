@@ -39,6 +39,7 @@ from cmu_mocap import (  # noqa: E402  (the benchmark scripts next to this one)
     load_benchmark,
     markdown,
     score,
+    write_between,
     zero_velocity,
 )
 from cmu_mocap_validation import LOG, table  # noqa: E402
@@ -83,19 +84,6 @@ def section(validation: str, test: pd.DataFrame, fits: pd.DataFrame, note: str) 
             END,
         ]
     )
-
-
-def write_section(text: str, path: Path) -> None:
-    """Replace the defaults section, or insert it before the figures section."""
-    old = path.read_text() if path.exists() else ""
-    begin, end = old.find(BEGIN), old.find(END)
-    if begin >= 0 and end > begin:
-        new = old[:begin] + text + old[end + len(END) :]
-    else:
-        at = old.find("<!-- figures:")
-        at = len(old) if at < 0 else at
-        new = old[:at].rstrip("\n") + "\n\n" + text + "\n\n" + old[at:]
-    path.write_text(new.rstrip("\n") + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -146,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     fit_table.index.name = "fit"
     text = section(table(LOG), test, fit_table, args.note)
     if args.output:
-        write_section(text, Path(args.output))
+        write_between(text, Path(args.output), BEGIN, END)
 
 
 if __name__ == "__main__":

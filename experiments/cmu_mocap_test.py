@@ -37,17 +37,18 @@ from cmu_mocap import (  # noqa: E402  (the benchmark scripts next to this one)
     BEST_END,
     MS,
     OUT,
+    build_model,
     full_vectors,
     load_benchmark,
     markdown,
     score,
+    write_between,
     zero_velocity,
 )
 from cmu_mocap_defaults import RES_SUP, forecast_test  # noqa: E402
 from cmu_mocap_validation import LOG as VALIDATION_LOG  # noqa: E402
 from cmu_mocap_validation import table as validation_table  # noqa: E402
 
-from forecast import EnsembleForecaster  # noqa: E402
 from forecast.models import get_estimator  # noqa: E402
 
 LOG = Path(__file__).parent / "results" / "cmu_mocap_test.jsonl"
@@ -58,12 +59,7 @@ HORIZONS = [f"{ms} ms" for ms in MS]
 
 def build(family: str, params: dict, seed: int, blend: dict | None):
     """The model of ``family`` with ``params``, or its average with the ``blend`` model."""
-    cls = get_estimator(family)
-    first = cls(**{**BASE, **params, "random_state": seed})
-    if blend is None:
-        return first
-    second = cls(**{**BASE, **blend, "random_state": seed})
-    return EnsembleForecaster([("first", first), ("second", second)])
+    return build_model(get_estimator(family), BASE, params, seed, blend)
 
 
 def table(log: Path) -> str:
@@ -126,19 +122,6 @@ def section(log: Path) -> str:
     )
 
 
-def write_section(text: str, path: Path) -> None:
-    """Replace the section between the markers, or put it before the figures section."""
-    old = path.read_text() if path.exists() else ""
-    begin, end = old.find(BEST_BEGIN), old.find(BEST_END)
-    if begin >= 0 and end > begin:
-        new = old[:begin] + text + old[end + len(BEST_END) :]
-    else:
-        at = old.find("<!-- figures:")
-        at = len(old) if at < 0 else at
-        new = old[:at].rstrip("\n") + "\n\n" + text + "\n\n" + old[at:]
-    path.write_text(new.rstrip("\n") + "\n")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--name", default=None, help="label of the configuration")
@@ -162,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.table or args.write:
         print(table(log))
         if args.write:
-            write_section(section(log), Path(args.write))
+            write_between(section(log), Path(args.write), BEST_BEGIN, BEST_END)
         return
     if not args.name:
         parser.error("--name is required to fit (or give --table)")

@@ -42,6 +42,7 @@ from cmu_mocap import (  # noqa: E402  (the benchmark script next to this one)
     MS,
     Benchmark,
     action_of,
+    build_model,
     constant_velocity,
     draw_windows,
     forecast_windows,
@@ -52,7 +53,6 @@ from cmu_mocap import (  # noqa: E402  (the benchmark script next to this one)
     zero_velocity,
 )
 
-from forecast import EnsembleForecaster  # noqa: E402
 from forecast.datasets import load  # noqa: E402
 from forecast.models.recurrent import GRUForecaster  # noqa: E402
 
@@ -87,11 +87,7 @@ def load_validation(data_dir: str | None) -> Benchmark:
 
 def build(params: dict, seed: int, blend: dict | None = None):
     """The GRU of ``params`` (and seed), or an equal-weight ensemble with the ``blend`` GRU."""
-    first = GRUForecaster(**{**BASE, **params, "random_state": seed})
-    if blend is None:
-        return first
-    second = GRUForecaster(**{**BASE, **blend, "random_state": seed})
-    return EnsembleForecaster([("first", first), ("second", second)])
+    return build_model(GRUForecaster, BASE, params, seed, blend)
 
 
 def run(

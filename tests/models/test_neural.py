@@ -11,12 +11,9 @@ from torch import nn
 from forecast.base import SeriesArrays
 from forecast.callbacks import Callback
 from forecast.models._batching import rollout, training_data
-from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.neural import COMMON_PARAMS, NeuralForecaster, store_params
-from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
-from forecast.models.transformer import TransformerForecaster
-from tests.conftest import TINY_NEURAL, make_series
+from tests.conftest import TINY_NEURAL, make_series, neural_families
 
 TINY = TINY_NEURAL
 
@@ -26,17 +23,7 @@ def fitted():
     return GRUForecaster(**TINY).fit(make_series(200))
 
 
-@pytest.mark.parametrize(
-    "cls",
-    [
-        ElmanForecaster,
-        LSTMForecaster,
-        GRUForecaster,
-        OrthogonalRNNForecaster,
-        TransformerForecaster,
-        HopfieldForecaster,
-    ],
-)
+@pytest.mark.parametrize("cls", neural_families())
 def test_every_family_lists_the_common_parameters_with_the_same_defaults(cls):
     signature = inspect.signature(cls.__init__).parameters
     for name, default in COMMON_PARAMS.items():
