@@ -11,6 +11,11 @@ here); ``--period test`` trains on 2019-2022 and scores 2023 (reported once per 
     python experiments/day_ahead_neural.py gru --period val --set normalization=none
     python experiments/day_ahead_neural.py all --period test --seeds 0 1 2 --out results/x.csv
     python experiments/day_ahead_neural.py hopfield --period test --with-linear 0.7
+    python experiments/day_ahead_neural.py external --period val --set column=forecast debias=3D
+
+Model ``external`` is :class:`forecast.ExternalForecast`: the grid operators' day-ahead forecast
+column (published by 10:00 on D-1, before the issue time), with ``debias`` shifted by its mean
+error over the observed window before each issue time.
 
 ``--with-linear W`` scores ``EnsembleForecaster`` of ``LinearLagForecaster`` (weight ``W``, same
 calendar settings) and the neural model (weight ``1 - W``).
@@ -40,10 +45,10 @@ FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
 PERIODS = {"val": ("2019-01-01", "2022"), "test": ("2019-01-01", "2023")}
 
 
-def german_load(resolution: str, period: str) -> pd.DataFrame:
-    """Actual load from 2019 to the end of the scored year, local time index."""
+def german_load(resolution: str, period: str, columns: tuple = ("actual",)) -> pd.DataFrame:
+    """Actual load (and ``columns``) from 2019 to the end of the scored year, local time index."""
     first, last = PERIODS[period]
-    df = load("entsoe-de")[["actual"]]
+    df = load("entsoe-de")[list(columns)]
     if resolution == "hourly":
         df = df.resample("1h").mean()
     df = df.tz_convert(TZ).loc[first:last]
@@ -82,9 +87,9 @@ def run(
     choosing blend weights on the validation year without refitting).
     """
     cls = get_estimator(name)
-    params = dict(calendar=True, country="DE", timezone=TZ, random_state=seed) | settings
-    if "random_state" not in cls._get_param_names():
-        params.pop("random_state")
+    defaults = dict(calendar=True, country="DE", timezone=TZ, random_state=seed)
+    names = cls._get_param_names()  # the defaults the estimator has (ExternalForecast: none)
+    params = {k: v for k, v in defaults.items() if k in names} | settings
     estimator = cls(**params)
     if linear is not None:
         base = LinearLagForecaster(calendar=True, country="DE", timezone=TZ)
@@ -92,7 +97,13 @@ def run(
         estimator = EnsembleForecaster(members, weights=[linear, 1.0 - linear])
     year = PERIODS[period][1]
     result = backtest(
-        estimator, df, protocol="day-ahead", start=f"{year}-01-01", end=f"{year}-12-31", timezone=TZ
+        estimator,
+        df,
+        protocol="day-ahead",
+        start=f"{year}-01-01",
+        end=f"{year}-12-31",
+        timezone=TZ,
+        target="actual",
     )
     m = result.metrics.loc["overall"]
     if save is not None:
@@ -124,7 +135,9 @@ def main() -> None:  # noqa: D103
     torch.set_num_threads(args.threads)
     models = FAMILIES if args.models == ["all"] else args.models
     settings = parse_settings(args.set)
-    df = german_load(args.resolution, args.period)
+    # the grid operators' forecast (published by 10:00 on D-1) for model "external" only
+    columns = ("actual", "forecast") if "external" in models else ("actual",)
+    df = german_load(args.resolution, args.period, columns)
     rows = []
     for name in models:
         for seed in args.seeds:

@@ -7,8 +7,8 @@ import pytest
 from mlflow import MlflowClient
 
 from forecast.models.baselines import SeasonalNaive
-from forecast.tracking import log_model, register, to_history, track_fit, use_store
-from forecast.tracking.pyfunc import input_example, model_signature
+from forecast.tracking import register, to_history, track_fit, use_store
+from forecast.tracking.pyfunc import input_example, model_signature, split_future
 from tests.conftest import make_series
 
 
@@ -143,13 +143,46 @@ def test_neural_model_round_trip(store, seed):
     pd.testing.assert_frame_equal(got, est.predict(horizon=12, history=df.iloc[-48:]))
 
 
-def test_future_covariates_are_refused(store):
+def test_future_covariates_come_from_the_rows_after_the_history(store):
     from forecast.models.baselines import ExternalForecast
 
-    df = make_series(n=60).assign(forecast=1.0)
-    est = ExternalForecast(column="forecast").fit(df)
-    with pytest.raises(ValueError, match="future covariates"):
-        log_model(est, "unused-run-id", tracking_uri=store)
+    df = make_series(n=24 * 6, tz="Europe/Berlin", name="time")
+    df["forecast"] = df["load"] * 1.01 + 3.0
+    est = ExternalForecast(column="forecast", debias="1D").fit(df.iloc[:-24])
+    cb = track_fit(
+        ExternalForecast(column="forecast", debias="1D"),
+        df.iloc[:-24],
+        experiment="pyfunc",
+        tracking_uri=store,
+        log_model=True,
+    )
+    names = [c["name"] for c in model_signature(est).inputs.to_dict()]
+    assert names == ["timestamp", "load", "forecast"]
+    model = load(cb.model_info.model_uri, store)
+    # the last 24 rows are the forecast steps: targets empty, the forecast column given
+    frame = df.copy()
+    frame.iloc[-24:, frame.columns.get_loc("load")] = float("nan")
+    got = model.predict(frame, params={"horizon": 24})
+    expected = est.predict(horizon=24, history=df.iloc[:-24], future=df)
+    pd.testing.assert_frame_equal(got, expected)
+    assert got.index[0] == df.index[-24]
+    # the same through the timestamp column of a JSON-like request
+    flat = frame.reset_index().rename(columns={"time": "timestamp"})
+    flat["timestamp"] = flat["timestamp"].dt.tz_convert("UTC").dt.tz_localize(None)
+    pd.testing.assert_frame_equal(model.predict(flat, params={"horizon": 24}), expected)
+    # the logged input example has the forecast steps' rows with empty targets
+    example = input_example(est, df.iloc[:-24], horizon=24)
+    assert example["load"].isna().sum() == 24 and example["forecast"].notna().all()
+    from mlflow.exceptions import MlflowException
+
+    with pytest.raises(MlflowException, match="forecast"):  # the signature's check
+        model.predict(frame[["load"]], params={"horizon": 24})
+    with pytest.raises(ValueError, match=r"the input lacks \['forecast'\]"):
+        split_future(frame[["load"]], est)
+    with pytest.raises(ValueError, match="no row of the input has a value of the targets"):
+        split_future(frame.assign(load=float("nan")), est)
+    with pytest.raises(ValueError, match="lack 6 forecast timestamp"):
+        model.predict(frame.iloc[:-6], params={"horizon": 24})
 
 
 def test_input_example_comes_from_the_fit_data_when_the_model_keeps_one_row(store):

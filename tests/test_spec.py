@@ -86,7 +86,7 @@ def test_cli_reports_unknown_parameter_with_the_valid_ones(tmp_path, load_csv, c
     assert main(["run", str(spec), "--output", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err == (
         "forecast run: error: [models.tso] unknown parameter 'season' for external "
-        "(ExternalForecast); valid: column, fill_gaps, nan_policy\n"
+        "(ExternalForecast); valid: column, debias, fill_gaps, nan_policy\n"
     )
     assert not (tmp_path / "o").exists()  # refused before the data is read or a folder made
 
@@ -118,7 +118,7 @@ register = "tiny-load"
 """
 
 
-def test_run_registers_the_best_model_that_can_be_logged(tmp_path, new_store):
+def test_run_registers_the_best_model_with_its_covariate(tmp_path, new_store):
     import mlflow
     from mlflow import MlflowClient
 
@@ -126,32 +126,32 @@ def test_run_registers_the_best_model_that_can_be_logged(tmp_path, new_store):
 
     uri = new_store("champion")
     df = make_series(24 * 21, tz="UTC")
-    df["tso"] = df["load"] + 0.05  # far better than any model, but needs its column
+    df["tso"] = df["load"] + 0.05  # far better than any model; served with its column
     csv = tmp_path / "load.csv"
     df.rename_axis("timestamp").reset_index().to_csv(csv, index=False)
     table = run_spec(write_spec(tmp_path, CHAMPION_SPEC.format(csv=csv, uri=uri)), tmp_path / "o")
     assert table["mape"].idxmin() == "tso"
-    assert table.drop(index="tso")["mape"].idxmin() == "weekly"
 
     client = MlflowClient(uri)
     version = client.get_model_version_by_alias("tiny-load", "champion")
     run = client.get_run(version.run_id)
-    assert run.info.run_name == "weekly"
+    assert run.info.run_name == "tso"
     parent = client.get_run(run.data.tags["mlflow.parentRunId"])
     assert parent.info.run_name == "tiny-champion"
     assert parent.data.tags["run_kind"] == "comparison"
-    assert parent.data.tags["champion"] == "weekly"
+    assert parent.data.tags["champion"] == "tso"
     assert parent.data.tags["champion_version"] == f"tiny-load/{version.version}"
     assert version.tags["comparison_run_id"] == parent.info.run_id
-    assert version.tags["selected_by"] == f"mape={table.loc['weekly', 'mape']:.6g}"
+    assert version.tags["selected_by"] == f"mape={table.loc['tso', 'mape']:.6g}"
 
-    history = df[["load"]].tz_convert("Europe/Berlin")
+    # the history, then 24 rows of the forecast steps: load empty, the tso column given
+    frame = df.tz_convert("Europe/Berlin")
+    frame.iloc[-24:, frame.columns.get_loc("load")] = np.nan
     with use_store(uri):
         model = mlflow.pyfunc.load_model("models:/tiny-load@champion")
-        forecast = model.predict(history, params={"horizon": 24})
-    # same hour last week (no DST switch in January)
-    np.testing.assert_allclose(forecast["load"], history["load"].iloc[-168 : -168 + 24])
-    assert forecast.index[0] == history.index[-1] + pd.Timedelta("1h")
+        forecast = model.predict(frame, params={"horizon": 24})
+    np.testing.assert_allclose(forecast["load"], frame["tso"].iloc[-24:])
+    assert forecast.index[0] == frame.index[-24]
 
     again = run_spec(write_spec(tmp_path, CHAMPION_SPEC.format(csv=csv, uri=uri)), tmp_path / "o")
     pd.testing.assert_series_equal(again["mape"], table["mape"])

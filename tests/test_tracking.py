@@ -267,7 +267,7 @@ def test_backtest_and_compare_call_the_tracker(store, tmp_path):
 
 
 # --------------------------------------------------------------------------- champion
-def test_champion_reuses_logged_models_and_skips_the_external_forecast(store):
+def test_champion_reuses_logged_models_and_serves_the_external_forecast(store):
     from forecast.compare import compare
     from forecast.models.baselines import ExternalForecast
     from forecast.tracking import register_champion
@@ -282,36 +282,37 @@ def test_champion_reuses_logged_models_and_skips_the_external_forecast(store):
     tracker = MLflowTracker(experiment="champion-logged", tracking_uri=store, log_models=True)
     result = compare(models, df, tracker=tracker, horizon=24, start="2023-01-08", target="load")
     client = MlflowClient(store)
-    tso_run = client.get_run(tracker.runs["tso"])
-    assert "future covariates" in tso_run.data.tags["model_not_logged"]
-    assert sorted(tracker.models) == ["naive", "snaive"]
+    assert sorted(tracker.models) == ["naive", "snaive", "tso"]
+    assert result.table["mae"].idxmin() == "tso"
 
-    best = result.table.drop(index="tso")["mae"].idxmin()
     champion = register_champion(tracker, result, "logged-load", alias="best", select="mae")
-    assert champion.model == best and champion.metric == "mae"
-    assert champion.value == pytest.approx(result.table.loc[best, "mae"])
-    assert champion.skipped.keys() == {"tso"}  # the best by MAE, but not loggable
-    assert champion.model_uri == tracker.models[best]  # registered, not logged twice
+    assert champion.model == "tso" and champion.metric == "mae" and not champion.skipped
+    assert champion.value == pytest.approx(result.table.loc["tso", "mae"])
+    assert champion.model_uri == tracker.models["tso"]  # registered, not logged twice
     exp = client.get_experiment_by_name("champion-logged")
     logged = client.search_logged_models(experiment_ids=[exp.experiment_id])
-    assert len(logged) == 2
+    assert len(logged) == 3
     version = client.get_model_version_by_alias("logged-load", "best")
-    assert str(version.version) == champion.version and version.run_id == tracker.runs[best]
+    assert str(version.version) == champion.version and version.run_id == tracker.runs["tso"]
+    # served: the forecast steps' rows carry the tso column, their targets empty
+    with use_store(store):
+        served = mlflow.pyfunc.load_model("models:/logged-load@best")
+    frame = df.copy()
+    frame.iloc[-24:, frame.columns.get_loc("load")] = float("nan")
+    got = served.predict(frame, params={"horizon": 24})
+    np.testing.assert_allclose(got["load"], df["tso"].iloc[-24:])
 
 
-def test_champion_needs_a_loggable_model_and_a_score(store):
+def test_champion_needs_a_scored_model(store):
     from forecast.compare import compare
-    from forecast.models.baselines import ExternalForecast
     from forecast.tracking import register_champion
 
     df = make_series(n=24 * 9, tz="Europe/Berlin")
-    df["tso"] = df["load"] + 0.01
     tracker = MLflowTracker(experiment="champion-none", tracking_uri=store)
-    result = compare(
-        {"tso": ExternalForecast(column="tso")}, df, tracker=tracker, horizon=24, start="2023-01-08"
-    )
-    with pytest.raises(ValueError, match="no model of the comparison can be registered.*tso"):
-        register_champion(tracker, result, "none-load")
+    result = compare({"naive": Naive()}, df, tracker=tracker, horizon=24, start="2023-01-08")
+    result.table.loc["naive", "mape"] = float("nan")
+    with pytest.raises(ValueError, match="no model of the comparison can be registered"):
+        register_champion(tracker, result, "none-load", select="mape")
     with pytest.raises(ValueError, match=r"by 'n'; choose one of \['mape', 'mae', 'rmse'\]"):
         register_champion(tracker, result, "none-load", select="n")
     from mlflow.exceptions import MlflowException

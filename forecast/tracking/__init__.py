@@ -15,7 +15,13 @@ from forecast.tracking._store import DEFAULT_TRACKING_URI, resolve_tracking_uri,
 from forecast.tracking.callback import MLflowCallback, track_fit
 from forecast.tracking.champion import Champion, register_champion
 from forecast.tracking.fingerprint import dataset_input, fingerprint
-from forecast.tracking.pyfunc import ForecastModel, log_model, register, to_history
+from forecast.tracking.pyfunc import (
+    ForecastModel,
+    log_model,
+    register,
+    split_future,
+    to_history,
+)
 from forecast.tracking.tracker import MLflowTracker
 
 __all__ = [
@@ -30,6 +36,7 @@ __all__ = [
     "register",
     "register_champion",
     "resolve_tracking_uri",
+    "split_future",
     "to_history",
     "track_fit",
     "use_store",

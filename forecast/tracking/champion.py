@@ -2,9 +2,10 @@
 
 After :func:`forecast.compare.compare` ran with an :class:`MLflowTracker`, the models are
 ranked by one metric (lower is better), and the first one that can be logged as a pyfunc
-model (see :func:`~forecast.tracking.pyfunc.unloggable_reason`; the ``external`` model of a
-forecast column cannot: it needs that column as a future covariate) is logged in its child
-run, registered under a name and given an alias::
+model (see :func:`~forecast.tracking.pyfunc.unloggable_reason`; a model with future
+covariates, such as the ``external`` model of a forecast column, reads them from the rows of
+its input after the history) is logged in its child run, registered under a name and given
+an alias::
 
     result = compare(models, data, tracker=tracker, protocol="day-ahead", start="2023-01-01")
     champion = register_champion(tracker, result, "power-load-de", select="mape")

@@ -8,6 +8,10 @@ anything in it is parsed). :class:`ForecastModel` answers
 ``predict(history, params={"horizon": h})`` with the same frame as
 ``estimator.predict(horizon=h, history=history)``.
 
+A model with future covariates (such as ``ExternalForecast`` of the grid operators' forecast
+column) reads them from the same frame: rows after the last observed target (targets left
+empty) carry the covariates of the forecast steps (:func:`split_future`).
+
 MLflow itself trusts the ``MLmodel`` file (it imports the loader module it names and puts
 the model's ``code`` folder on ``sys.path``): load MLflow models only from stores you trust.
 
@@ -39,6 +43,7 @@ __all__ = [
     "ForecastModel",
     "log_model",
     "model_signature",
+    "split_future",
     "to_history",
     "unloggable_reason",
 ]
@@ -124,6 +129,51 @@ def to_history(data: pd.DataFrame, estimator: Any) -> pd.DataFrame:
     return frame
 
 
+def split_future(history: pd.DataFrame, estimator: Any) -> tuple[pd.DataFrame, Any]:
+    """Split a history (from :func:`to_history`) into observed rows and future covariates.
+
+    The observed rows of a series end at its last row with a target value; the declared
+    ``future_covariates`` are read from all its rows (the ones after carry the forecast
+    steps' values). Without future covariates the history is returned whole, with None.
+
+    Parameters
+    ----------
+    history : DataFrame
+        A frame indexed by timestamps, or a long frame with ``id`` and time columns.
+    estimator : BaseForecaster
+        The fitted estimator (its target columns and future covariates are used).
+
+    Returns
+    -------
+    history : DataFrame
+        The observed rows of each series.
+    future : DataFrame or None
+        The future covariates of all rows (with ``id`` and time columns for a long frame).
+    """
+    future_cols = list(getattr(estimator, "future_covariates_", None) or [])
+    if not future_cols:
+        return history, None
+    missing = [c for c in future_cols if c not in history.columns]
+    if missing:
+        raise ValueError(
+            f"the model reads future covariates {future_cols}; the input lacks {missing}: give "
+            "them on the history rows and on the rows of the forecast steps after it"
+        )
+    targets = list(estimator.columns_)
+    long = V.ID_COLUMN in history.columns
+    groups = history.groupby(V.ID_COLUMN, sort=False) if long else [(None, history)]
+    observed = []
+    for key, part in groups:
+        seen = part[targets].notna().to_numpy().any(axis=1)
+        if not seen.any():
+            where = "" if key is None else f"series {key!r}: "
+            raise ValueError(f"{where}no row of the input has a value of the targets {targets}")
+        observed.append(part.iloc[: int(seen.nonzero()[0][-1]) + 1])
+    past = pd.concat(observed) if long else observed[0]
+    keys = [V.ID_COLUMN, V.TIME_COLUMN] if long else []
+    return past, history[keys + future_cols]
+
+
 class ForecastModel(mlflow.pyfunc.PythonModel):
     """Pyfunc model wrapping a saved forecaster; ``params={"horizon": h}`` sets the horizon.
 
@@ -157,8 +207,10 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
 
         horizon = (params or {}).get("horizon") or default_horizon(self.estimator)
         quantiles = parse_levels((params or {}).get("quantiles"))
-        history = to_history(model_input, self.estimator)
+        history, future = split_future(to_history(model_input, self.estimator), self.estimator)
         kw = {} if quantiles is None else {"quantiles": quantiles}
+        if future is not None:
+            kw["future"] = future
         return self.estimator.predict(horizon=int(horizon), history=history, **kw)
 
 
@@ -184,6 +236,8 @@ def _load_pyfunc(data_path: str, model_config: dict | None = None) -> _LoadedMod
 def model_signature(estimator: Any, horizon: int | None = None):
     """Signature: optional ``timestamp``, the fitted columns, the ``horizon`` parameter.
 
+    The fitted columns are the targets, the past covariates, then the future covariates.
+
     Models that forecast quantiles also take a string ``quantiles`` parameter (``"all"``,
     ``"0.1,0.9"``; default ``"none"``) and list the quantile columns as optional outputs.
     """
@@ -191,6 +245,7 @@ def model_signature(estimator: Any, horizon: int | None = None):
     from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
 
     past = list(getattr(estimator, "past_covariates_", []))
+    past += list(getattr(estimator, "future_covariates_", None) or [])
     inputs = [ColSpec("datetime", TIMESTAMP_COLUMN, required=False)]
     if getattr(estimator, "input_kind_", "frame") != "frame":
         inputs.append(ColSpec("string", V.ID_COLUMN))
@@ -209,25 +264,34 @@ def model_signature(estimator: Any, horizon: int | None = None):
     return ModelSignature(inputs=Schema(inputs), outputs=Schema(outputs), params=params)
 
 
-def input_example(estimator: Any, history: Any = None) -> pd.DataFrame | None:
+def input_example(
+    estimator: Any, history: Any = None, horizon: int | None = None
+) -> pd.DataFrame | None:
     """Return a history the model can forecast from, with a naive-UTC ``timestamp`` column.
 
     The last ``max(min history, 3)`` rows of ``history`` (a single-series frame, e.g. the
     training data) or else of the rows the estimator kept; None when fewer rows exist
-    (an estimator that keeps one row, like ``Naive``, without ``history``).
+    (an estimator that keeps one row, like ``Naive``, without ``history``). A model with
+    future covariates gets ``horizon`` more rows whose targets are left empty: the rows of
+    the forecast steps, which carry only the covariates.
     """
     from forecast.tracking.fingerprint import to_flat_frame
 
-    rows = max(int(estimator._min_history()), 3)
-    columns = list(estimator.columns_) + list(estimator.past_covariates_)
+    future = list(getattr(estimator, "future_covariates_", None) or [])
+    ahead = int(horizon or default_horizon(estimator)) if future else 0
+    rows = max(int(estimator._min_history()), 3) + ahead
+    columns = list(estimator.columns_) + list(estimator.past_covariates_) + future
     usable = isinstance(history, pd.DataFrame) and set(columns) <= set(history.columns)
     if usable and estimator.input_kind_ == "frame":
         frames = {None: history[columns]}
     else:
         frames = estimator.train_tail_
-    tails = {k: f.iloc[-rows:] for k, f in frames.items()}
+    tails = {k: f.iloc[-rows:].copy() for k, f in frames.items()}
     if any(len(f) < rows for f in tails.values()):
         return None
+    for frame in tails.values():
+        if ahead:
+            frame.iloc[-ahead:, frame.columns.get_indexer(list(estimator.columns_))] = float("nan")
     flat = to_flat_frame(tails[None] if estimator.input_kind_ == "frame" else tails)
     time_col = V.TIME_COLUMN if V.ID_COLUMN in flat.columns else flat.columns[0]
     stamps = pd.DatetimeIndex(flat.pop(time_col))
@@ -266,14 +330,10 @@ def unloggable_reason(estimator: Any) -> str | None:
     Returns
     -------
     str or None
-        E.g. ``"it is not fitted"`` or ``"the pyfunc flavour does not take future covariates
-        (it declares ['forecast'])"``.
+        E.g. ``"it is not a fitted forecaster"``.
     """
     if not hasattr(estimator, "columns_"):
         return "it is not a fitted forecaster"
-    future = list(getattr(estimator, "future_covariates_", None) or [])
-    if future:
-        return f"the pyfunc flavour does not take future covariates yet (it declares {future})"
     return None
 
 
@@ -292,7 +352,8 @@ def log_model(
     Parameters
     ----------
     estimator : BaseForecaster
-        A fitted estimator (without future covariates).
+        A fitted estimator. One with future covariates reads them from the rows of its
+        input after the history (:func:`split_future`).
     run_id : str
         Run the model belongs to; it is not made the active run.
     name : str
@@ -322,7 +383,7 @@ def log_model(
         raise ValueError(f"cannot log {type(estimator).__name__} as a pyfunc model: {reason}")
     signature = model_signature(estimator, horizon)
     h = signature.params.params[0].default
-    example = input_example(estimator, history)
+    example = input_example(estimator, history, h)
     mlflow_client = make_client(tracking_uri)
     run = mlflow_client.get_run(run_id)
     with tempfile.TemporaryDirectory() as tmp:

@@ -10,8 +10,9 @@ imported lazily); the classes here only hold parameters and fitted state.
 - :class:`ExternalForecast`: a forecast column of the data (e.g. the grid operators').
 """
 
+from forecast.models.baselines.external import ExternalForecast
 from forecast.models.baselines.linear import LinearLagForecaster
-from forecast.models.baselines.simple import ExternalForecast, Naive, SeasonalNaive
+from forecast.models.baselines.simple import Naive, SeasonalNaive
 from forecast.models.baselines.statistical import (
     ETSForecaster,
     MSTLForecaster,

@@ -1,0 +1,157 @@
+"""A forecast column of the data (such as the grid operators'), optionally corrected for bias."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from forecast import _validation as V
+from forecast.base import BaseForecaster, SeriesArrays
+from forecast.models.baselines._math import to_steps
+
+
+class ExternalForecast(BaseForecaster):
+    """A forecast column already in the data, wrapped as a model scored like any other.
+
+    Typical use: the grid operators' own day-ahead load forecast published next to the load.
+    The forecast column is a future-known covariate (``future_covariates`` is ``column``);
+    every other column is a target. ``predict`` returns the column's values at the forecast
+    timestamps, read unscaled, so without ``debias`` the output equals the column exactly.
+
+    With ``debias``, each forecast is shifted by the column's mean error over the last
+    ``debias`` of observed history before the origin: ``forecast + mean(target - column)``
+    over those rows, per target. A forecast whose level drifts (the operators' forecast of
+    German load ran 660 MW high through 2022) is then centred on the recent load, using only
+    what is known when the forecast is issued. Rows where the target or the column is
+    missing are skipped; a window without one complete row leaves the forecast unshifted.
+
+    Only the rows being forecast (and, with ``debias``, the window before them) matter: gaps
+    (NaN) anywhere else are ignored. With ``nan_policy="raise"`` a missing forecast value at
+    a forecast timestamp raises a ``ValueError`` naming the column and the timestamp; with
+    ``"interpolate"`` the forecast column is interpolated in time first.
+
+    Parameters
+    ----------
+    column : str or list of str, default="forecast"
+        Forecast column(s). With several targets give one column per target, in the order
+        of the target columns.
+    debias : int or str, optional
+        Window of observed history whose mean forecast error is added to the forecasts: a
+        number of steps or a time span that is a whole number of steps (``"7D"``). None: the
+        column as it is.
+    nan_policy : {"raise", "interpolate"}, default="raise"
+        What to do with a missing forecast value at a forecast timestamp: raise, or
+        interpolate the forecast column in time.
+    fill_gaps : bool, default=False
+        Insert missing timestamps and interpolate them.
+
+    Attributes
+    ----------
+    columns_ : list
+        Target columns seen in ``fit``.
+    future_covariates_ : list
+        The forecast column(s).
+    debias_steps_ : int or None
+        The ``debias`` window in steps.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from forecast.models.baselines import ExternalForecast
+    >>> index = pd.date_range("2023-01-01", periods=6, freq="h")
+    >>> df = pd.DataFrame({"load": [5.0, 6, 7, 8, 9, 10], "forecast": [5.5, 6, 7, 7.5, 9, 11]},
+    ...                   index=index)
+    >>> model = ExternalForecast(column="forecast").fit(df.iloc[:4])
+    >>> model.predict(horizon=2, future=df)["load"].tolist()
+    [9.0, 11.0]
+    >>> model = ExternalForecast(column="forecast", debias=2).fit(df.iloc[:4])
+    >>> model.predict(horizon=2, future=df)["load"].tolist()  # errors 0 and +0.5 before
+    [9.25, 11.25]
+    """
+
+    _scale_targets = False
+
+    def __init__(
+        self,
+        column: str | list = "forecast",
+        debias: int | str | None = None,
+        nan_policy: str = "raise",
+        fill_gaps: bool = False,
+    ):
+        self.column = column
+        self.debias = debias
+        self.nan_policy = nan_policy
+        self.fill_gaps = fill_gaps
+
+    def _forecast_columns(self) -> list:
+        column = self.column
+        columns = [column] if isinstance(column, str) else column
+        if not isinstance(columns, list | tuple) or not columns:
+            raise TypeError(f"column must be a column name or a list of names, got {column!r}")
+        return list(columns)
+
+    def _covariate_names(self) -> tuple[list, list]:
+        return self._forecast_columns(), []
+
+    def _scale_covariates(self, frame: pd.DataFrame, columns: list) -> np.ndarray:
+        # The forecast column is passed through unscaled so that predict returns it exactly.
+        return frame[columns].to_numpy(dtype=float)
+
+    def _fill(self, frame, key, targets, covariates):
+        # The history is read only by debias, which skips incomplete rows; the forecast
+        # column at forecast timestamps is checked in _predict. "interpolate" fills the
+        # forecast column in time.
+        policy = self._param("nan_policy", "raise")
+        if policy not in V.NAN_POLICIES:
+            raise ValueError(f"nan_policy must be one of {V.NAN_POLICIES}, got {policy!r}")
+        if policy == "raise" and not self._param("fill_gaps", False):
+            return frame
+        return V.check_finite(frame, covariates, "interpolate", key, "forecast")
+
+    def _min_train_length(self) -> int:
+        return 1
+
+    def _debias_steps(self) -> int | None:
+        debias = self.debias
+        return None if debias is None else to_steps(debias, self.freq_, "debias")
+
+    def _keep_history(self) -> int:
+        steps = self._debias_steps()  # called by fit before _fit
+        return 1 if steps is None else steps
+
+    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+        columns = self._forecast_columns()
+        if len(columns) != len(self.columns_):
+            raise ValueError(
+                f"column={columns} names {len(columns)} forecast column(s) for the "
+                f"{len(self.columns_)} target(s) {self.columns_}: give one per target, in order"
+            )
+        self.debias_steps_ = self._debias_steps()
+
+    def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        k = len(self.columns_)
+        out = np.stack([s.future_steps(horizon)[:, :k] for s in series])  # (N, H, C)
+        bad = ~np.isfinite(out)
+        if bad.any():
+            i, h, c = np.argwhere(bad)[0]
+            s = series[i]
+            stamp = V.future_index(s.index[-1], self.freq_, horizon)[h]
+            raise ValueError(
+                f"{V._where(s.key)}forecast column {self.future_covariates_[c]!r} has no value "
+                f"({out[i, h, c]}) at forecast timestamp {stamp} (forecast issued after "
+                f"{s.index[-1]}); {int(bad.sum())} missing forecast value(s) in all: pass "
+                "nan_policy='interpolate' to interpolate them"
+            )
+        steps = getattr(self, "debias_steps_", None)
+        if steps is not None:
+            out = out + np.stack([self._recent_error(s, steps) for s in series])[:, None, :]
+        return out
+
+    def _recent_error(self, s: SeriesArrays, steps: int) -> np.ndarray:
+        """Mean of ``target - column`` over the last ``steps`` observed rows, per target (C,)."""
+        n, k = len(s.y), len(self.columns_)
+        errors = s.y[max(n - steps, 0) :] - s.future[max(n - steps, 0) : n, :k]  # (w, C)
+        complete = np.isfinite(errors)
+        total = np.where(complete, errors, 0.0).sum(axis=0)
+        count = complete.sum(axis=0)
+        return np.where(count > 0, total / np.maximum(count, 1), 0.0)
