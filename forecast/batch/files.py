@@ -109,7 +109,8 @@ def select_history(frame: pd.DataFrame, estimator: Any, path: str | os.PathLike 
     frame : DataFrame
         From :func:`read_input`.
     estimator : BaseForecaster
-        Fitted estimator whose target (and past covariate) columns the input must hold.
+        Fitted estimator whose target (and covariate) columns the input must hold. Future
+        covariates come on the rows after the history too, with the targets left empty.
     path : str or path-like
         The input's name for messages.
 
@@ -118,7 +119,8 @@ def select_history(frame: pd.DataFrame, estimator: Any, path: str | os.PathLike 
     DataFrame
         The model's columns (and ``id`` for several series), sorted timestamps checked.
     """
-    columns = list(estimator.columns_) + list(estimator.past_covariates_)
+    future = list(getattr(estimator, "future_covariates_", None) or [])
+    columns = list(estimator.columns_) + list(estimator.past_covariates_) + future
     try:
         V.check_columns(frame, columns, None, "the file")
         if V.ID_COLUMN in frame.columns:  # several series: each has its own timestamps

@@ -15,6 +15,7 @@ import pandas as pd
 from forecast._quantiles import parse_levels
 from forecast.batch.files import (
     BatchError,
+    _about_input,
     _first_line,
     forecast_table,
     issue_date,
@@ -94,8 +95,7 @@ def load_forecaster(
             from forecast.persistence import load
 
             estimator = load(path, device=device)
-            levels = parse_levels(quantiles)
-            return estimator, lambda h, n: estimator.predict(horizon=n, history=h, quantiles=levels)
+            return estimator, _folder_predict(estimator, parse_levels(quantiles))
         if not (path / "MLmodel").is_file():
             raise BatchError(
                 f"model {text} not found: expected an MLflow model URI (models:/name@alias, "
@@ -126,6 +126,21 @@ def load_forecaster(
         raise BatchError(f"model {text} is not a forecast pyfunc model (no estimator inside)")
     params = {} if parse_levels(quantiles) is None else {"quantiles": quantiles}
     return estimator, lambda h, n: pyfunc.predict(h, params={"horizon": int(n), **params})
+
+
+def _folder_predict(estimator: Any, levels) -> Any:
+    """Return ``predict(history, horizon)`` of a loaded estimator.
+
+    Future covariates are read from the rows after the history, as the pyfunc model does.
+    """
+    from forecast.tracking.pyfunc import split_future
+
+    def predict(frame: pd.DataFrame, steps: int) -> pd.DataFrame:
+        history, future = split_future(frame, estimator)
+        extra = {} if future is None else {"future": future}
+        return estimator.predict(horizon=steps, history=history, quantiles=levels, **extra)
+
+    return predict
 
 
 def _display_uri(tracking_uri: str | None) -> str:
@@ -275,8 +290,14 @@ def forecast_file(
     zone = timezone or model_timezone(estimator)
     if mixed is not None and zone is None:
         raise BatchError(mixed_offsets_message(input, mixed, os.fspath(model), estimator))
+    from forecast.tracking.pyfunc import split_future
+
     history = select_history(to_zone(frame, zone), estimator, input)
-    steps = _steps(horizon, estimator, history)
+    try:  # the issue time is the last observed row, not the last covariate row
+        observed, _ = split_future(history, estimator)
+    except ValueError as err:
+        raise BatchError(_about_input(input, err)) from err
+    steps = _steps(horizon, estimator, observed)
     with _nan_policy(estimator, nan_policy, model):
         try:
             forecast = predict(history, steps)
@@ -287,7 +308,7 @@ def forecast_file(
             f"model {os.fspath(model)} wrote no quantile columns (logged before the quantiles "
             "parameter existed?); nothing written"
         )
-    date = issue_date(history)
+    date = issue_date(observed)
     path = output(date)
     table = forecast_table(to_zone(forecast, zone))
     digest = write_atomic(table, path)

@@ -139,7 +139,8 @@ def split_future(history: pd.DataFrame, estimator: Any) -> tuple[pd.DataFrame, A
     Parameters
     ----------
     history : DataFrame
-        A frame indexed by timestamps, or a long frame with ``id`` and time columns.
+        A frame indexed by timestamps, or a long frame with an ``id`` column (and a time
+        column or a ``DatetimeIndex``).
     estimator : BaseForecaster
         The fitted estimator (its target columns and future covariates are used).
 
@@ -170,7 +171,7 @@ def split_future(history: pd.DataFrame, estimator: Any) -> tuple[pd.DataFrame, A
             raise ValueError(f"{where}no row of the input has a value of the targets {targets}")
         observed.append(part.iloc[: int(seen.nonzero()[0][-1]) + 1])
     past = pd.concat(observed) if long else observed[0]
-    keys = [V.ID_COLUMN, V.TIME_COLUMN] if long else []
+    keys = [c for c in (V.ID_COLUMN, V.TIME_COLUMN) if c in history.columns]
     return past, history[keys + future_cols]
 
 
