@@ -2,8 +2,11 @@ import json
 import os
 
 import mlflow
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mlflow import MlflowClient
 
 from forecast.models.baselines import SeasonalNaive
@@ -217,3 +220,39 @@ def test_quantiles_param_adds_interval_columns(store, data):
     assert list(model.predict(history, params={"horizon": 6}).columns) == ["load"]
     with pytest.raises(Exception, match="no quantile level 0.05"):
         model.predict(history, params={"horizon": 6, "quantiles": "0.05"})
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    n_observed=st.integers(1, 30),
+    n_ahead=st.integers(0, 10),
+    holes=st.lists(st.integers(0, 29), max_size=5),
+    long=st.booleans(),
+)
+def test_split_future_keeps_rows_up_to_the_last_observed_target(n_observed, n_ahead, holes, long):
+    from forecast.models.baselines import ExternalForecast
+
+    fitted = ExternalForecast(column="f").fit(
+        pd.DataFrame(
+            {"load": [1.0, 2.0, 3.0, 4.0], "f": [1.0, 2.0, 3.0, 4.0]},
+            index=pd.date_range("2023-01-01", periods=4, freq="h"),
+        )
+    )
+    n = n_observed + n_ahead
+    index = pd.date_range("2023-01-02", periods=n, freq="h", name="time")
+    load = np.arange(n, dtype=float)
+    load[n_observed:] = np.nan
+    for h in holes:  # gaps inside the history stay in it
+        if h < n_observed - 1:
+            load[h] = np.nan
+    frame = pd.DataFrame({"load": load, "f": np.arange(n) + 0.5}, index=index)
+    if long:
+        frame = pd.concat([frame.assign(id="a"), frame.assign(id="b")]).reset_index()
+    before = frame.copy()
+    history, future = split_future(frame, fitted)
+    pd.testing.assert_frame_equal(frame, before)  # the input is not changed
+    per_series = [history] if not long else [p for _, p in history.groupby("id")]
+    for part in per_series:
+        assert len(part) == n_observed
+        assert np.isfinite(part["load"].iloc[-1])
+    assert len(future) == len(frame) and list(future["f"]) == list(frame["f"])
