@@ -8,22 +8,12 @@ anything in it is parsed). :class:`ForecastModel` answers
 ``predict(history, params={"horizon": h})`` with the same frame as
 ``estimator.predict(horizon=h, history=history)``.
 
-A model with future covariates (such as ``ExternalForecast`` of the grid operators' forecast
-column) reads them from the same frame: rows after the last observed target (targets left
-empty) carry the covariates of the forecast steps (:func:`split_future`).
-
 MLflow itself trusts the ``MLmodel`` file (it imports the loader module it names and puts
 the model's ``code`` folder on ``sys.path``): load MLflow models only from stores you trust.
 
-Timestamps reach the model in either of two ways:
-
-* as the history's ``DatetimeIndex`` (naive or time-zone aware), which pyfunc's schema
-  enforcement leaves in place; or
-* as a ``timestamp`` column, the form of the logged input example and of JSON requests to a
-  model server. MLflow's ``datetime`` type only holds naive values, so a naive column is
-  read as UTC when the model was fitted on time-zone-aware data.
-
-Either way the timestamps are converted to the time zone the estimator was fitted in.
+How a request frame becomes the history (timestamps as index or ``timestamp`` column, converted
+to the fitted time zone; future covariates on the rows after the history) is in
+:mod:`forecast.tracking._inputs` (:func:`to_history`, :func:`split_future`, re-exported here).
 """
 
 from __future__ import annotations
@@ -36,6 +26,7 @@ import mlflow.pyfunc
 import pandas as pd
 
 from forecast import _validation as V
+from forecast.tracking._inputs import TIMESTAMP_COLUMN, split_future, to_history
 from forecast.tracking._store import use_store
 
 __all__ = [
@@ -48,7 +39,6 @@ __all__ = [
     "unloggable_reason",
 ]
 
-TIMESTAMP_COLUMN = "timestamp"
 DEFAULT_HORIZON = 24
 
 
@@ -56,123 +46,6 @@ def default_horizon(estimator: Any) -> int:
     """Return the estimator's ``horizon`` parameter when it has one, else 24."""
     value = getattr(estimator, "horizon", None)
     return int(value) if isinstance(value, int) and value > 0 else DEFAULT_HORIZON
-
-
-def _to_model_tz(stamps: pd.DatetimeIndex, tz: str | None, where: str) -> pd.DatetimeIndex:
-    if tz is None:
-        if stamps.tz is not None:
-            raise ValueError(
-                f"{where} are time-zone aware ({stamps.tz}) but the model was fitted on naive "
-                "timestamps: pass naive timestamps in the training data's clock"
-            )
-        return stamps
-    if stamps.tz is None:
-        stamps = stamps.tz_localize("UTC")  # naive timestamps are UTC (MLflow's convention)
-    return stamps.tz_convert(tz)
-
-
-def _fitted_unit(estimator: Any) -> str:
-    tails = getattr(estimator, "train_tail_", None) or {}
-    for frame in tails.values():
-        return frame.index.unit
-    return "ns"
-
-
-def to_history(data: pd.DataFrame, estimator: Any) -> pd.DataFrame:
-    """Turn a pyfunc input frame into the history frame ``estimator.predict`` expects.
-
-    Parameters
-    ----------
-    data : DataFrame
-        History with a ``DatetimeIndex`` or a ``timestamp`` column (datetimes or ISO-8601
-        strings), one column per fitted target (and past covariate); for several series
-        also an ``id`` column.
-    estimator : BaseForecaster
-        The fitted estimator (its time zone and columns are used).
-
-    Returns
-    -------
-    DataFrame
-        Indexed by timestamps in the estimator's time zone (a long frame with an ``id``
-        column for several series).
-    """
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"history must be a pandas DataFrame, got {type(data).__name__}")
-    tz = getattr(estimator, "tz_", None)
-    name = getattr(estimator, "index_name_", None)
-    if TIMESTAMP_COLUMN in data.columns:
-        raw = data[TIMESTAMP_COLUMN]
-        if pd.api.types.is_datetime64_any_dtype(raw.dtype):
-            stamps = pd.DatetimeIndex(raw)
-        else:
-            try:
-                stamps = pd.DatetimeIndex(pd.to_datetime(raw, format="ISO8601", utc=tz is not None))
-            except (ValueError, TypeError) as err:
-                raise ValueError(
-                    f"column {TIMESTAMP_COLUMN!r} holds a value that is not an ISO-8601 "
-                    f"timestamp ({err})"
-                ) from err
-        stamps = _to_model_tz(stamps, tz, f"the {TIMESTAMP_COLUMN!r} column's timestamps")
-        stamps = stamps.as_unit(_fitted_unit(estimator))  # MLflow casts datetime columns to ns
-        frame = data.drop(columns=TIMESTAMP_COLUMN)
-        frame.index = stamps.rename(name)
-    elif isinstance(data.index, pd.DatetimeIndex):
-        frame = data.copy(deep=False)
-        frame.index = _to_model_tz(data.index, tz, "the history index's timestamps").rename(name)
-    else:
-        raise ValueError(
-            f"history has no timestamps: expected a DatetimeIndex or a {TIMESTAMP_COLUMN!r} "
-            f"column, got a {type(data.index).__name__} and columns {list(data.columns)}"
-        )
-    if V.ID_COLUMN in frame.columns:
-        frame = frame.rename_axis(V.TIME_COLUMN).reset_index()
-    return frame
-
-
-def split_future(history: pd.DataFrame, estimator: Any) -> tuple[pd.DataFrame, Any]:
-    """Split a history (from :func:`to_history`) into observed rows and future covariates.
-
-    The observed rows of a series end at its last row with a target value; the declared
-    ``future_covariates`` are read from all its rows (the ones after carry the forecast
-    steps' values). Without future covariates the history is returned whole, with None.
-
-    Parameters
-    ----------
-    history : DataFrame
-        A frame indexed by timestamps, or a long frame with an ``id`` column (and a time
-        column or a ``DatetimeIndex``).
-    estimator : BaseForecaster
-        The fitted estimator (its target columns and future covariates are used).
-
-    Returns
-    -------
-    history : DataFrame
-        The observed rows of each series.
-    future : DataFrame or None
-        The future covariates of all rows (with ``id`` and time columns for a long frame).
-    """
-    future_cols = list(getattr(estimator, "future_covariates_", None) or [])
-    if not future_cols:
-        return history, None
-    missing = [c for c in future_cols if c not in history.columns]
-    if missing:
-        raise ValueError(
-            f"the model reads future covariates {future_cols}; the input lacks {missing}: give "
-            "them on the history rows and on the rows of the forecast steps after it"
-        )
-    targets = list(estimator.columns_)
-    long = V.ID_COLUMN in history.columns
-    groups = history.groupby(V.ID_COLUMN, sort=False) if long else [(None, history)]
-    observed = []
-    for key, part in groups:
-        seen = part[targets].notna().to_numpy().any(axis=1)
-        if not seen.any():
-            where = "" if key is None else f"series {key!r}: "
-            raise ValueError(f"{where}no row of the input has a value of the targets {targets}")
-        observed.append(part.iloc[: int(seen.nonzero()[0][-1]) + 1])
-    past = pd.concat(observed) if long else observed[0]
-    keys = [c for c in (V.ID_COLUMN, V.TIME_COLUMN) if c in history.columns]
-    return past, history[keys + future_cols]
 
 
 class ForecastModel(mlflow.pyfunc.PythonModel):
