@@ -9,6 +9,7 @@ from forecast.ensemble import EnsembleForecaster
 from forecast.features import calendar_features
 from forecast.models import register_estimator
 from forecast.models.baselines import (
+    BoostedLagForecaster,
     ConstantVelocity,
     ETSForecaster,
     ExternalForecast,
@@ -66,6 +67,7 @@ __all__ = [
     "register_estimator",
     "track_fit",
     "tune",
+    "BoostedLagForecaster",
     "ETSForecaster",
     "ExternalForecast",
     "LinearLagForecaster",

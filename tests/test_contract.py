@@ -35,6 +35,7 @@ TEST_PARAMS = {
     "SARIMAXForecaster": {"order": (1, 0, 0), "seasonal_order": (0, 0, 0, 0)},
     "MSTLForecaster": {"periods": ("1D",)},
     "LinearLagForecaster": {"lags": 24},
+    "BoostedLagForecaster": {"lags": 24, "horizon": 6, "max_iter": 5, "min_samples_leaf": 10},
     "ExternalForecast": {"column": "tso"},
     "ConformalForecaster": {
         "estimator": forecast.SeasonalNaive(season="1D"),

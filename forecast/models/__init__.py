@@ -24,6 +24,7 @@ REGISTRY = {  # fixed in code: the only modules a name can lead to
     "sarimax": "forecast.models.baselines:SARIMAXForecaster",
     "mstl": "forecast.models.baselines:MSTLForecaster",
     "linear-lag": "forecast.models.baselines:LinearLagForecaster",
+    "boosted-lag": "forecast.models.baselines:BoostedLagForecaster",
     "external": "forecast.models.baselines:ExternalForecast",
     "conformal": "forecast.conformal:ConformalForecaster",
     "ensemble": "forecast.ensemble:EnsembleForecaster",

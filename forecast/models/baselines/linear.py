@@ -324,6 +324,11 @@ class LinearLagForecaster(BaseForecaster):
             out[i] = self._roll(g, kn, so, step)
         return out
 
+    def _lead_forecasts(self, c: int, phase: int, leads: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Forecasts of channel ``c`` at ``leads`` from origins at ``phase``; ``x`` (J, F)."""
+        w = self.coef_[c, phase, leads - 1]  # (J, F)
+        return np.einsum("jf,jf->j", x, w) + self.intercept_[c, phase, leads - 1]
+
     def _roll(self, g: dict, known, source, step) -> np.ndarray:
         """Forecast one grid block of ``horizon_`` leads at a time up to the last target."""
         grid, pos = g["grid"], g["pos"]
@@ -351,8 +356,7 @@ class LinearLagForecaster(BaseForecaster):
                     known,
                     source,
                 )
-                w = self.coef_[c, phase, leads - 1]  # (J, F)
-                block[:, c] = np.einsum("jf,jf->j", x, w) + self.intercept_[c, phase, leads - 1]
+                block[:, c] = self._lead_forecasts(c, phase, leads, x)
             values[o + leads] = block
             done += len(leads)
         # targets at or before the origin (inside a repeated autumn hour) are observed

@@ -1,0 +1,170 @@
+"""Direct forecasts from lags and the calendar: ridge, then boosted trees on its residuals."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from forecast.base import SeriesArrays
+from forecast.models.baselines import _direct as D
+from forecast.models.baselines import _trees as T
+from forecast.models.baselines import _wallclock as W
+from forecast.models.baselines.linear import LinearLagForecaster
+
+
+class BoostedLagForecaster(LinearLagForecaster):
+    """:class:`LinearLagForecaster` plus gradient-boosted trees on its residuals, per lead.
+
+    The ridge of :class:`LinearLagForecaster` is fitted first, with the same regressors (lags
+    behind the origin, the same local time on earlier days, day-level calendar and holiday
+    regressors, declared future covariates). Then, for each channel and lead, a
+    :class:`~sklearn.ensemble.HistGradientBoostingRegressor` learns what the ridge leaves:
+    its inputs are the ridge's regressors, the local time of day of the origin and the ridge's
+    forecast; its target is the ridge's error on the training rows. The forecast is the ridge's
+    plus the trees'. Trees capture what a linear model on these regressors cannot: interactions
+    such as a holiday that changes only some hours, or a response that depends on the level.
+
+    The trees are kept as arrays of their nodes (:mod:`~forecast.models.baselines._trees`), so
+    a saved model is data only, like every other model of the library.
+
+    Parameters
+    ----------
+    lags, seasonal_lags, horizon, alpha, by_time_of_day, calendar, country, timezone, \
+future_covariates, nan_policy, fill_gaps
+        As in :class:`LinearLagForecaster` (the ridge and the regressors).
+    max_iter : int, default=200
+        Trees per channel and lead (boosting rounds).
+    learning_rate : float, default=0.05
+        Shrinkage of each tree.
+    max_leaf_nodes : int, default=15
+        Leaves per tree.
+    min_samples_leaf : int, default=100
+        Fewest training rows in a leaf.
+    l2_regularization : float, default=1.0
+        L2 penalty on the leaf values.
+    random_state : int, default=0
+        Seed of the tree fits.
+
+    Attributes
+    ----------
+    coef_, intercept_, lags_, seasonal_lags_, horizon_, n_phases_
+        The ridge, as in :class:`LinearLagForecaster`.
+    trees_ : dict of ndarray
+        Node arrays of the ``n_channels * horizon_`` tree models (model ``c * horizon_ + j - 1``
+        for channel ``c`` and lead ``j``), see :func:`~forecast.models.baselines._trees.stack`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from forecast.models.baselines import BoostedLagForecaster
+    >>> index = pd.date_range("2023-01-01", periods=24 * 28, freq="h")
+    >>> t = np.arange(24 * 28)
+    >>> df = pd.DataFrame({"load": np.sin(t * np.pi / 12) ** 2}, index=index)
+    >>> model = BoostedLagForecaster(horizon=24, max_iter=20, min_samples_leaf=20).fit(df)
+    >>> model.predict(horizon=24).shape
+    (24, 1)
+    """
+
+    def __init__(
+        self,
+        lags: int | tuple = 24,
+        seasonal_lags: str | tuple = "auto",
+        horizon: int | str | None = None,
+        alpha: float = 3.0,
+        by_time_of_day: bool = True,
+        calendar: bool = True,
+        country: str | None = None,
+        timezone: str | None = None,
+        future_covariates: list | None = None,
+        nan_policy: str = "raise",
+        fill_gaps: bool = False,
+        max_iter: int = 200,
+        learning_rate: float = 0.05,
+        max_leaf_nodes: int = 15,
+        min_samples_leaf: int = 100,
+        l2_regularization: float = 1.0,
+        random_state: int = 0,
+    ):
+        super().__init__(
+            lags=lags,
+            seasonal_lags=seasonal_lags,
+            horizon=horizon,
+            alpha=alpha,
+            by_time_of_day=by_time_of_day,
+            calendar=calendar,
+            country=country,
+            timezone=timezone,
+            future_covariates=future_covariates,
+            nan_policy=nan_policy,
+            fill_gaps=fill_gaps,
+        )
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.random_state = random_state
+
+    def _tree_params(self) -> dict:
+        ints = {
+            "max_iter": self.max_iter,
+            "max_leaf_nodes": self.max_leaf_nodes,
+            "min_samples_leaf": self.min_samples_leaf,
+            "random_state": self.random_state,
+        }
+        floats = {"learning_rate": self.learning_rate, "l2_regularization": self.l2_regularization}
+        for name, value in ints.items():
+            lowest = 0 if name == "random_state" else (2 if name == "max_leaf_nodes" else 1)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lowest:
+                raise ValueError(f"{name} must be an int >= {lowest}, got {value!r}")
+        for name, value in floats.items():
+            bad = isinstance(value, bool) or not isinstance(value, numbers.Real)
+            if bad or value < 0 or (name == "learning_rate" and value == 0):
+                kind = "positive" if name == "learning_rate" else "non-negative"
+                raise ValueError(f"{name} must be a {kind} number, got {value!r}")
+        return {**ints, **floats, "early_stopping": False}
+
+    def _fit_single_thread(self, series: list[SeriesArrays]) -> None:
+        params = self._tree_params()
+        super()._fit_single_thread(series)  # the ridge: coef_, intercept_, horizon_, ...
+        need, step = self._need(), W.fixed_step(self.freq_)
+        grids = self._grids(series, 0)
+        known, source = self._known(grids)
+        models = []
+        for c in range(len(self.columns_)):
+            for j in range(1, self.horizon_ + 1):
+                rows, errors = [], []
+                for g, kn, so in zip(grids, known, source, strict=True):
+                    grid = g["grid"]
+                    origins = np.arange(need - 1, len(grid.values) - j)
+                    if not len(origins):
+                        continue
+                    values = grid.values[:, c]
+                    x = D.regressors(
+                        values,
+                        origins,
+                        np.full(len(origins), j),
+                        self.lags_,
+                        self.seasonal_lags_,
+                        kn,
+                        so,
+                    )
+                    phase = W.phase_of(grid.times[origins], step, self.n_phases_)
+                    linear = self._ridge(c, phase, j, x)
+                    rows.append(np.column_stack([x, phase, linear]))
+                    errors.append(values[origins + j] - linear)
+                models.append(T.fit_trees(np.vstack(rows), np.concatenate(errors), **params))
+        self.trees_ = T.stack(models)
+
+    def _ridge(self, c: int, phase: np.ndarray, j: int, x: np.ndarray) -> np.ndarray:
+        """Ridge forecasts of lead ``j`` for rows ``x`` from origins at ``phase`` (per row)."""
+        w = self.coef_[c, phase, j - 1]  # (n, F)
+        return np.einsum("nf,nf->n", x, w) + self.intercept_[c, phase, j - 1]
+
+    def _lead_forecasts(self, c: int, phase: int, leads: np.ndarray, x: np.ndarray) -> np.ndarray:
+        linear = super()._lead_forecasts(c, phase, leads, x)
+        inputs = np.column_stack([x, np.full(len(leads), phase), linear])
+        model = c * self.horizon_ + leads - 1
+        return linear + T.predict_trees(self.trees_, model, inputs)
