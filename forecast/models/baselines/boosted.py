@@ -7,7 +7,6 @@ import numbers
 import numpy as np
 
 from forecast.base import SeriesArrays
-from forecast.models.baselines import _direct as D
 from forecast.models.baselines import _trees as T
 from forecast.models.baselines import _wallclock as W
 from forecast.models.baselines.linear import LinearLagForecaster
@@ -126,42 +125,26 @@ future_covariates, nan_policy, fill_gaps
                 raise ValueError(f"{name} must be a {kind} number, got {value!r}")
         return {**ints, **floats, "early_stopping": False}
 
-    def _fit_single_thread(self, series: list[SeriesArrays]) -> None:
-        params = self._tree_params()
-        super()._fit_single_thread(series)  # the ridge: coef_, intercept_, horizon_, ...
-        need, step = self._need(), W.fixed_step(self.freq_)
-        grids = self._grids(series, 0)
-        known, source = self._known(grids)
+    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+        self._tree_params()  # bad settings are named before the ridge is fitted
+        super()._fit(series, callbacks)
+
+    def _fit_after_ridge(self, grids: list[dict], known: list, source: list) -> None:
+        params, step = self._tree_params(), W.fixed_step(self.freq_)
         models = []
         for c in range(len(self.columns_)):
             for j in range(1, self.horizon_ + 1):
                 rows, errors = [], []
-                for g, kn, so in zip(grids, known, source, strict=True):
-                    grid = g["grid"]
-                    origins = np.arange(need - 1, len(grid.values) - j)
-                    if not len(origins):
-                        continue
-                    values = grid.values[:, c]
-                    x = D.regressors(
-                        values,
-                        origins,
-                        np.full(len(origins), j),
-                        self.lags_,
-                        self.seasonal_lags_,
-                        kn,
-                        so,
-                    )
+                lead_rows = self._lead_rows(
+                    c, j, grids, known, source, self.lags_, self.seasonal_lags_
+                )
+                for grid, origins, x, y in lead_rows:
                     phase = W.phase_of(grid.times[origins], step, self.n_phases_)
-                    linear = self._ridge(c, phase, j, x)
-                    rows.append(np.column_stack([x, phase, linear]))
-                    errors.append(values[origins + j] - linear)
+                    ridge = super()._lead_forecasts(c, phase, np.full(len(x), j), x)
+                    rows.append(np.column_stack([x, phase, ridge]))
+                    errors.append(y - ridge)
                 models.append(T.fit_trees(np.vstack(rows), np.concatenate(errors), **params))
         self.trees_ = T.stack(models)
-
-    def _ridge(self, c: int, phase: np.ndarray, j: int, x: np.ndarray) -> np.ndarray:
-        """Ridge forecasts of lead ``j`` for rows ``x`` from origins at ``phase`` (per row)."""
-        w = self.coef_[c, phase, j - 1]  # (n, F)
-        return np.einsum("nf,nf->n", x, w) + self.intercept_[c, phase, j - 1]
 
     def _lead_forecasts(self, c: int, phase: int, leads: np.ndarray, x: np.ndarray) -> np.ndarray:
         linear = super()._lead_forecasts(c, phase, leads, x)

@@ -285,17 +285,10 @@ class LinearLagForecaster(BaseForecaster):
         for c in range(n_channels):
             for j in range(1, fitted + 1):
                 xtx = xty = None
-                for g, kn, so in zip(grids, known, source, strict=True):
-                    grid = g["grid"]
-                    origins = np.arange(need - 1, len(grid.values) - j)
-                    if not len(origins):
-                        continue
-                    values = grid.values[:, c]
-                    x = D.regressors(
-                        values, origins, np.full(len(origins), j), lags, seasonal, kn, so
-                    )
+                rows = self._lead_rows(c, j, grids, known, source, lags, seasonal)
+                for grid, origins, x, y in rows:
                     first = int(W.phase_of(grid.times[origins[:1]], step, n_phases)[0])
-                    parts = D.gram_by_phase(x, values[origins + j], first, n_phases)
+                    parts = D.gram_by_phase(x, y, first, n_phases)
                     xtx = parts[0] if xtx is None else xtx + parts[0]
                     xty = parts[1] if xty is None else xty + parts[1]
                 beta, b0 = D.solve_pooled_then_phase(xtx, xty, float(alpha))
@@ -306,6 +299,26 @@ class LinearLagForecaster(BaseForecaster):
         self.lags_, self.seasonal_lags_ = lags, seasonal
         self.horizon_, self.n_phases_ = int(fitted), int(n_phases)
         self.coef_, self.intercept_ = coef, intercept
+        self._fit_after_ridge(grids, known, source)
+
+    def _lead_rows(self, c: int, j: int, grids, known, source, lags, seasonal):
+        """Yield ``(grid, origins, x, y)`` per training grid: the rows of channel ``c``, lead ``j``.
+
+        ``origins`` are the grid positions with ``lags``/``seasonal`` history and a target ``j``
+        steps later; ``x`` their regressors (:func:`~._direct.regressors`), ``y`` the targets.
+        """
+        need = self._need()
+        for g, kn, so in zip(grids, known, source, strict=True):
+            grid = g["grid"]
+            origins = np.arange(need - 1, len(grid.values) - j)
+            if not len(origins):
+                continue
+            values = grid.values[:, c]
+            x = D.regressors(values, origins, np.full(len(origins), j), lags, seasonal, kn, so)
+            yield grid, origins, x, values[origins + j]
+
+    def _fit_after_ridge(self, grids: list[dict], known: list, source: list) -> None:
+        """Fit what a subclass adds to the ridge, on the training grids (nothing here)."""
 
     # -------------------------------------------------------------- predict
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
@@ -324,8 +337,11 @@ class LinearLagForecaster(BaseForecaster):
             out[i] = self._roll(g, kn, so, step)
         return out
 
-    def _lead_forecasts(self, c: int, phase: int, leads: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """Forecasts of channel ``c`` at ``leads`` from origins at ``phase``; ``x`` (J, F)."""
+    def _lead_forecasts(self, c: int, phase, leads: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Return the forecasts of channel ``c`` at ``leads`` from ``x`` (J, F).
+
+        ``phase`` is the origins' time of day: one for all rows, or one per row.
+        """
         w = self.coef_[c, phase, leads - 1]  # (J, F)
         return np.einsum("jf,jf->j", x, w) + self.intercept_[c, phase, leads - 1]
 
