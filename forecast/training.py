@@ -22,6 +22,15 @@ from torch import Tensor, nn
 
 from forecast._accumulate import accumulate_batch
 from forecast._accumulate import detach_state as detach_state  # public here since ever
+from forecast.losses import (  # noqa: F401  (public here before forecast.losses)
+    LOSSES,
+    PinballLoss,
+    StepChangeLoss,
+    masked_mae,
+    masked_mean,
+    masked_mse,
+    training_loss,
+)
 from forecast.optim import build_optimizer
 from forecast.windows import StreamChunks, WindowDataset, even_slices
 
@@ -50,89 +59,6 @@ def seeded(seed: int, device: str) -> Iterator[np.random.Generator]:
     with torch.random.fork_rng(devices=devices):
         torch.manual_seed(seed)
         yield np.random.default_rng(seed)
-
-
-def masked_mean(err: Tensor, mask: Tensor | None = None) -> Tensor:
-    """Mean of elementwise losses; with ``mask`` (B, k) only unmasked chunk steps count."""
-    if mask is None:
-        return torch.mean(err)
-    weight = mask.to(err.dtype).view(*mask.shape, *([1] * (err.dim() - mask.dim())))
-    per_step = err[0, 0].numel()
-    return (err * weight).sum() / (weight.sum() * per_step).clamp_min(1.0)
-
-
-def masked_mse(pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
-    """Mean squared error; with ``mask`` (B, k) only unmasked chunk steps count."""
-    return masked_mean((pred - target) ** 2, mask)
-
-
-def masked_mae(pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
-    """Mean absolute error; with ``mask`` (B, k) only unmasked chunk steps count."""
-    return masked_mean((pred - target).abs(), mask)
-
-
-# Point losses by name (the ``loss`` parameter of the neural estimators).
-LOSSES = {"mse": masked_mse, "mae": masked_mae}
-
-
-class PinballLoss:
-    """Pinball loss averaged over quantile levels: ``pred`` (..., C, Q), ``target`` (..., C).
-
-    Parameters
-    ----------
-    quantiles : sequence of float
-        The levels of the last axis of ``pred``.
-    """
-
-    def __init__(self, quantiles) -> None:
-        self.levels = torch.tensor([float(q) for q in quantiles])
-
-    def __call__(self, pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
-        """Masked mean pinball loss (``mask`` as in :func:`masked_mean`)."""
-        levels = self.levels.to(device=pred.device, dtype=pred.dtype)
-        diff = target.unsqueeze(-1) - pred  # (..., C, Q)
-        return masked_mean(torch.maximum(levels * diff, (levels - 1.0) * diff), mask)
-
-
-class StepChangeLoss:
-    """A point loss of the forecast's step changes instead of its values.
-
-    The change of horizon step ``k`` is ``y[k] - y[k - 1]``, with ``y[0]`` the last observed
-    value, which forecast and target share; so the error of the changes is the step change
-    of the error, ``e[k] - e[k - 1]`` with ``e[0] = 0``, divided by ``scale`` per channel.
-    ``pred`` and ``target`` are ``(..., horizon, C)``.
-
-    Parameters
-    ----------
-    base : callable
-        ``base(pred, target, mask)``, one of :data:`LOSSES`.
-    scale : sequence of float
-        Typical size of a one-step change per channel (positive).
-    """
-
-    def __init__(self, base: Callable, scale) -> None:
-        self.base = base
-        self.scale = torch.as_tensor([float(s) for s in scale])
-
-    def __call__(self, pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
-        """Loss of the scaled step changes (``mask`` as in :func:`masked_mean`)."""
-        scale = self.scale.to(device=pred.device, dtype=pred.dtype)
-        err = pred - target  # (..., h, C)
-        change = torch.diff(err, dim=-2, prepend=torch.zeros_like(err[..., :1, :])) / scale
-        return self.base(change, torch.zeros_like(change), mask)
-
-
-def training_loss(quantiles, loss: str = "mse", step_scale=None) -> Callable:
-    """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``.
-
-    With ``step_scale`` (per channel) the point loss reads the forecast's step changes
-    (:class:`StepChangeLoss`).
-    """
-    if quantiles:
-        return PinballLoss(quantiles)
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")
-    return LOSSES[loss] if step_scale is None else StepChangeLoss(LOSSES[loss], step_scale)
 
 
 def optimizer_step(
@@ -245,6 +171,7 @@ class TrainConfig:
     quantiles: tuple | None = None  # train the pinball loss of these levels (else `loss`)
     loss: str = "mse"  # point loss, a key of LOSSES
     step_scale: tuple | None = None  # score the step changes in these units (per channel)
+    lead_weight: tuple | None = None  # weigh the loss of each forecast lead (mean 1)
     micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
 
     @property
@@ -387,7 +314,7 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
     :func:`data_parallel`): it takes the training steps, ``net`` evaluates.
     """
     lr = float(optimizer.param_groups[0]["lr"])
-    loss_fn = training_loss(config.quantiles, config.loss, config.step_scale)
+    loss_fn = training_loss(config.quantiles, config.loss, config.step_scale, config.lead_weight)
     loss = run_epoch(
         model,
         train_data,

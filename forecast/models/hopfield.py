@@ -58,7 +58,7 @@ class HopfieldForecaster(NeuralForecaster):
         horizon=24,
         hidden_size=64,
         num_layers=1,
-        dropout=0.0,
+        dropout="auto",
         windowing="sliding",
         tbptt_steps=None,
         strategy="direct",
@@ -96,6 +96,7 @@ class HopfieldForecaster(NeuralForecaster):
         micro_batch_size=None,
         loss="mse",
         target_transform=None,
+        horizon_weight="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -112,7 +113,7 @@ class HopfieldForecaster(NeuralForecaster):
             n_heads=self.n_heads,
             beta=self.beta,
             update_steps=self.update_steps,
-            dropout=self.dropout,
+            dropout=self._dropout(),
             positional=self.positional,
             max_len=self._n_tokens(),
         )

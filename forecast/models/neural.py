@@ -21,6 +21,7 @@ from torch import nn
 from forecast import _validation as V
 from forecast._quantiles import check_levels, point_level
 from forecast.base import BaseForecaster, SeriesArrays
+from forecast.losses import lead_weights
 from forecast.models._batching import (
     PREDICT_CHUNK,
     change_scale,
@@ -38,7 +39,7 @@ from forecast.training import TrainConfig, resolve_device, seeded, train
 
 # Parameters every neural estimator takes, with their defaults (same everywhere).
 COMMON_PARAMS = dict(
-    context_length=168, horizon=24, hidden_size=64, num_layers=1, dropout=0.0,
+    context_length=168, horizon=24, hidden_size=64, num_layers=1, dropout="auto",
     windowing="sliding", tbptt_steps=None, strategy="direct", max_epochs=30, batch_size=256,
     learning_rate=2e-3, optimizer="adam", weight_decay=0.0, lr_scheduler=None,
     gradient_clip=1.0, validation_fraction=0.1, early_stopping_patience=5, device="auto",
@@ -47,11 +48,15 @@ COMMON_PARAMS = dict(
     nan_policy="raise", normalization="auto", reference=None, validation_size=None,
     n_ensemble=1, train_origins="auto", linear_skip="auto", quantiles=None, residual=False,
     validation_series=None, patch_length=1, input_differences="auto",
-    micro_batch_size=None, loss="mse", target_transform=None,
+    micro_batch_size=None, loss="mse", target_transform=None, horizon_weight="auto",
 )  # fmt: skip
 
 # With train_origins="auto", at most this many steps (over all series) end a training window.
 AUTO_ORIGINS = 12_000
+# What dropout="auto" and horizon_weight="auto" resolve to with residual=True (chosen on the
+# CMU mocap validation split; without residual they are 0 and None).
+AUTO_RESIDUAL_DROPOUT = 0.5
+AUTO_RESIDUAL_HORIZON_WEIGHT = 1.5
 
 # Parameters that may change between an interrupted fit and its resumption.
 # micro_batch_size changes memory, not the mathematics (like device: only rounding), so a fit
@@ -83,8 +88,12 @@ class NeuralForecaster(BaseForecaster):
     horizon : int
         Steps the head forecasts at once. ``predict`` slices shorter horizons and rolls
         longer ones out in blocks, feeding forecasts back as inputs.
-    hidden_size, num_layers, dropout
-        Width, depth and dropout of the encoder.
+    hidden_size, num_layers
+        Width and depth of the encoder.
+    dropout : float or "auto"
+        Dropout of the encoder, in [0, 1). ``"auto"`` (default): ``AUTO_RESIDUAL_DROPOUT``
+        (0.5) with ``residual=True``, else 0 (chosen on the CMU mocap validation split, where
+        a residual network stops early and overfits its far leads without it).
     windowing : {"sliding", "tbptt"}
         ``"sliding"``: samples are ``L`` steps of context and the next ``horizon`` steps,
         state from zero. ``"tbptt"``: each series is read as long streams in chunks of
@@ -239,6 +248,17 @@ class NeuralForecaster(BaseForecaster):
         that scored best at short horizons on the CMU mocap validation split). Not with
         ``residual``, ``reference``, ``quantiles`` or ``strategy="seq2seq"``. None: forecast
         the values.
+    horizon_weight : "auto", None, float or sequence of float
+        Weight of each forecast lead in the training loss (and the loss early stopping
+        watches), normalised to mean 1 (``horizon_weight_``). None: every lead alike. A
+        number ``p >= 0``: lead ``k`` (1-based) weighs ``k ** -p``, so the near leads, whose
+        errors are small, are not drowned by the far ones. A sequence: one weight per lead
+        of the head (``horizon`` values; 1 with ``strategy="recursive"``). ``"auto"``
+        (default): ``AUTO_RESIDUAL_HORIZON_WEIGHT`` (1.5) with ``residual=True``, else
+        None: the error of a residual forecast grows with the lead like that of the last
+        value (zero velocity), and weighing every lead alike left the near leads of motion
+        worse than zero velocity (CMU mocap validation split,
+        ``experiments/results/cmu_mocap.md``).
 
     Attributes
     ----------
@@ -274,6 +294,10 @@ class NeuralForecaster(BaseForecaster):
         neither).
     skip_ : bool
         Whether the linear skip path is part of the network.
+    dropout_ : float
+        The encoder's dropout (``dropout`` resolved).
+    horizon_weight_ : ndarray of shape (head_horizon_,) or None
+        Weights of the leads in the training loss, mean 1 (None: alike).
     validation_steps_ : int or None
         Validation tail per series in steps when ``validation_size`` was given.
     quantiles_ : tuple of float or None
@@ -481,9 +505,24 @@ class NeuralForecaster(BaseForecaster):
         self.difference_ = difference
         if self.residual_ or difference:
             self.season_ = 1  # the last observed value is the reference of every step
+        self.dropout_ = None
+        self.dropout_ = self._dropout()
+        weight = getattr(self, "horizon_weight", None)
+        if isinstance(weight, str) and weight == "auto":
+            weight = AUTO_RESIDUAL_HORIZON_WEIGHT if self.residual_ else None
+        self.horizon_weight_ = lead_weights(weight, self.head_horizon_)
         self.validation_steps_ = None
         if self.validation_size is not None:
             self.validation_steps_ = self._steps(self.validation_size, "validation_size")
+
+    def _dropout(self) -> float:
+        """Return the encoder's dropout: ``dropout_``, else ``dropout`` resolved (old folders)."""
+        value = getattr(self, "dropout_", None)
+        if value is None:
+            value = self.dropout
+            if isinstance(value, str) and value == "auto":
+                value = AUTO_RESIDUAL_DROPOUT if getattr(self, "residual", False) else 0.0
+        return float(value)
 
     def _differences(self) -> bool:
         """Whether the encoder reads step changes (``input_differences``, resolved)."""
@@ -534,6 +573,7 @@ class NeuralForecaster(BaseForecaster):
                 f"ends a context of {self.context_length} steps followed by {self.head_horizon_} "
                 "target steps before the validation tail"
             )
+        weight = self.horizon_weight_
         config = TrainConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
@@ -550,6 +590,7 @@ class NeuralForecaster(BaseForecaster):
             micro_batch_size=getattr(self, "micro_batch_size", None),
             loss=getattr(self, "loss", "mse"),
             step_scale=tuple(map(float, self.change_scale_)) if self.difference_ else None,
+            lead_weight=None if weight is None else tuple(map(float, weight)),
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
         results = []

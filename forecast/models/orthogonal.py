@@ -60,7 +60,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         horizon=24,
         hidden_size=64,
         num_layers=1,
-        dropout=0.0,
+        dropout="auto",
         windowing="sliding",
         tbptt_steps=None,
         strategy="direct",
@@ -98,6 +98,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
         micro_batch_size=None,
         loss="mse",
         target_transform=None,
+        horizon_weight="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -112,7 +113,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
             self.hidden_size,
             self.num_layers,
             nonlinearity=self.nonlinearity,
-            dropout=self.dropout,
+            dropout=self._dropout(),
             init=self.init,
             stiefel_lr=self.stiefel_lr,
             stiefel_rmsprop=self.stiefel_rmsprop,

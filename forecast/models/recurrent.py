@@ -40,7 +40,7 @@ class ElmanForecaster(NeuralForecaster):
         horizon=24,
         hidden_size=64,
         num_layers=1,
-        dropout=0.0,
+        dropout="auto",
         windowing="sliding",
         tbptt_steps=None,
         strategy="direct",
@@ -78,6 +78,7 @@ class ElmanForecaster(NeuralForecaster):
         micro_batch_size=None,
         loss="mse",
         target_transform=None,
+        horizon_weight="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -87,7 +88,7 @@ class ElmanForecaster(NeuralForecaster):
             input_size,
             self.hidden_size,
             self.num_layers,
-            self.dropout,
+            self._dropout(),
             nonlinearity=self.nonlinearity,
         )
 
@@ -124,7 +125,7 @@ class LSTMForecaster(NeuralForecaster):
         horizon=24,
         hidden_size=64,
         num_layers=1,
-        dropout=0.0,
+        dropout="auto",
         windowing="sliding",
         tbptt_steps=None,
         strategy="direct",
@@ -162,6 +163,7 @@ class LSTMForecaster(NeuralForecaster):
         micro_batch_size=None,
         loss="mse",
         target_transform=None,
+        horizon_weight="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -171,7 +173,7 @@ class LSTMForecaster(NeuralForecaster):
             input_size,
             self.hidden_size,
             self.num_layers,
-            self.dropout,
+            self._dropout(),
             peephole=self.peephole,
         )
 
@@ -205,7 +207,7 @@ class GRUForecaster(NeuralForecaster):
         horizon=24,
         hidden_size=64,
         num_layers=1,
-        dropout=0.0,
+        dropout="auto",
         windowing="sliding",
         tbptt_steps=None,
         strategy="direct",
@@ -243,8 +245,11 @@ class GRUForecaster(NeuralForecaster):
         micro_batch_size=None,
         loss="mse",
         target_transform=None,
+        horizon_weight="auto",
     ) -> None:
         store_params(self, locals())
 
     def _build_encoder(self, input_size: int) -> nn.Module:
-        return build_recurrent("gru", input_size, self.hidden_size, self.num_layers, self.dropout)
+        return build_recurrent(
+            "gru", input_size, self.hidden_size, self.num_layers, self._dropout()
+        )

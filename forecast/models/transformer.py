@@ -114,7 +114,7 @@ class TransformerForecaster(NeuralForecaster):
         horizon=24,
         hidden_size=64,
         num_layers=1,
-        dropout=0.0,
+        dropout="auto",
         windowing="sliding",
         tbptt_steps=None,
         strategy="direct",
@@ -152,6 +152,7 @@ class TransformerForecaster(NeuralForecaster):
         micro_batch_size=None,
         loss="mse",
         target_transform=None,
+        horizon_weight="auto",
     ) -> None:
         store_params(self, locals())
 
@@ -162,7 +163,7 @@ class TransformerForecaster(NeuralForecaster):
             num_layers=self.num_layers,
             n_heads=self.n_heads,
             ff_size=self.ff_size,
-            dropout=self.dropout,
+            dropout=self._dropout(),
             positional=self.positional,
             causal=self.causal,
             max_len=self._n_tokens(),

@@ -28,7 +28,7 @@ def test_every_family_lists_the_common_parameters_with_the_same_defaults(cls):
     signature = inspect.signature(cls.__init__).parameters
     for name, default in COMMON_PARAMS.items():
         assert signature[name].default == default, name
-    assert list(signature)[-1] == "target_transform"  # the newest parameter comes last
+    assert list(signature)[-1] == "horizon_weight"  # the newest parameter comes last
     marker = ["load"]
     est = cls(future_covariates=marker, context_length="not validated in __init__")
     assert est.future_covariates is marker
@@ -168,6 +168,7 @@ def test_build_module_rebuilds_from_fitted_attributes(fitted):
         "normalize_",
         "season_",
         "skip_",
+        "dropout_",
     ):
         setattr(twin, name, getattr(fitted, name))
     twin._build_module()

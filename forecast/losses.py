@@ -1,0 +1,195 @@
+"""Training losses of the neural forecasters: point, pinball, step-change, lead-weighted.
+
+Every loss is ``loss(pred, target, mask)``, a mean over the elements of a batch; ``mask``
+``(B, k)`` marks the chunk steps of truncated-BPTT streams that carry a loss. The lead axis
+(the horizon step of each forecast) is the second last of a point forecast ``(..., h, C)``
+and the third last of a quantile forecast ``(..., h, C, Q)``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+
+
+def masked_mean(err: Tensor, mask: Tensor | None = None, weight: Tensor | None = None) -> Tensor:
+    """Mean of elementwise losses; with ``mask`` (B, k) only unmasked chunk steps count.
+
+    ``weight``, broadcastable to ``err``, multiplies each element first (weights of mean 1
+    keep the loss on the scale of the unweighted one).
+    """
+    if weight is not None:
+        err = err * weight
+    if mask is None:
+        return torch.mean(err)
+    keep = mask.to(err.dtype).view(*mask.shape, *([1] * (err.dim() - mask.dim())))
+    per_step = err[0, 0].numel()
+    return (err * keep).sum() / (keep.sum() * per_step).clamp_min(1.0)
+
+
+def masked_mse(
+    pred: Tensor, target: Tensor, mask: Tensor | None = None, weight: Tensor | None = None
+) -> Tensor:
+    """Mean squared error; with ``mask`` (B, k) only unmasked chunk steps count."""
+    return masked_mean((pred - target) ** 2, mask, weight)
+
+
+def masked_mae(
+    pred: Tensor, target: Tensor, mask: Tensor | None = None, weight: Tensor | None = None
+) -> Tensor:
+    """Mean absolute error; with ``mask`` (B, k) only unmasked chunk steps count."""
+    return masked_mean((pred - target).abs(), mask, weight)
+
+
+# Point losses by name (the ``loss`` parameter of the neural estimators).
+LOSSES = {"mse": masked_mse, "mae": masked_mae}
+
+
+class PinballLoss:
+    """Pinball loss averaged over quantile levels: ``pred`` (..., C, Q), ``target`` (..., C).
+
+    Parameters
+    ----------
+    quantiles : sequence of float
+        The levels of the last axis of ``pred``.
+    """
+
+    def __init__(self, quantiles) -> None:
+        self.levels = torch.tensor([float(q) for q in quantiles])
+
+    def __call__(
+        self, pred: Tensor, target: Tensor, mask: Tensor | None = None, weight: Tensor | None = None
+    ) -> Tensor:
+        """Masked mean pinball loss (``mask`` and ``weight`` as in :func:`masked_mean`)."""
+        levels = self.levels.to(device=pred.device, dtype=pred.dtype)
+        diff = target.unsqueeze(-1) - pred  # (..., C, Q)
+        return masked_mean(torch.maximum(levels * diff, (levels - 1.0) * diff), mask, weight)
+
+
+class StepChangeLoss:
+    """A point loss of the forecast's step changes instead of its values.
+
+    The change of horizon step ``k`` is ``y[k] - y[k - 1]``, with ``y[0]`` the last observed
+    value, which forecast and target share; so the error of the changes is the step change
+    of the error, ``e[k] - e[k - 1]`` with ``e[0] = 0``, divided by ``scale`` per channel.
+    ``pred`` and ``target`` are ``(..., horizon, C)``.
+
+    Parameters
+    ----------
+    base : callable
+        ``base(pred, target, mask, weight)``, one of :data:`LOSSES`.
+    scale : sequence of float
+        Typical size of a one-step change per channel (positive).
+    """
+
+    def __init__(self, base: Callable, scale) -> None:
+        self.base = base
+        self.scale = torch.as_tensor([float(s) for s in scale])
+
+    def __call__(
+        self, pred: Tensor, target: Tensor, mask: Tensor | None = None, weight: Tensor | None = None
+    ) -> Tensor:
+        """Loss of the scaled step changes (``mask`` and ``weight`` as in :func:`masked_mean`)."""
+        scale = self.scale.to(device=pred.device, dtype=pred.dtype)
+        err = pred - target  # (..., h, C)
+        change = torch.diff(err, dim=-2, prepend=torch.zeros_like(err[..., :1, :])) / scale
+        return self.base(change, torch.zeros_like(change), mask, weight)
+
+
+class LeadWeightedLoss:
+    """A loss whose elements at forecast lead ``k`` are multiplied by ``weights[k]``.
+
+    Parameters
+    ----------
+    base : callable
+        ``base(pred, target, mask, weight)``: a point, pinball or step-change loss.
+    weights : sequence of float
+        One non-negative weight per lead (mean 1 keeps the loss's scale).
+    lead_axis : int
+        Axis of ``pred`` that holds the leads: -2 for point forecasts ``(..., h, C)``, -3
+        for quantile forecasts ``(..., h, C, Q)``.
+    """
+
+    def __init__(self, base: Callable, weights, lead_axis: int = -2) -> None:
+        self.base = base
+        self.weights = torch.as_tensor([float(w) for w in weights])
+        self.lead_axis = int(lead_axis)
+
+    def __call__(self, pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
+        """Return the base loss with each lead's elements weighted (``mask`` as in ``base``)."""
+        shape = [1] * pred.dim()
+        shape[self.lead_axis] = -1
+        weight = self.weights.to(device=pred.device, dtype=pred.dtype).view(shape)
+        return self.base(pred, target, mask, weight)
+
+
+def lead_weights(spec, horizon: int, name: str = "horizon_weight") -> np.ndarray | None:
+    """Resolve a lead weighting into ``horizon`` weights of mean 1 (None: every lead alike).
+
+    Parameters
+    ----------
+    spec : None, float or sequence of float
+        None: equal weights. A number ``p >= 0``: lead ``k`` (1-based) weighs ``k ** -p``, so
+        near leads weigh more (``p = 1``: in proportion to ``1 / k``). A sequence: one
+        non-negative weight per lead, not all zero.
+    horizon : int
+        Leads of the forecast the loss reads.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (horizon,) or None
+    """
+    if spec is None:
+        return None
+    if isinstance(spec, numbers.Real) and not isinstance(spec, bool):
+        power = float(spec)
+        if not (np.isfinite(power) and power >= 0):
+            raise ValueError(f"{name}={spec!r}: a decay exponent must be a finite number >= 0")
+        weights = np.arange(1, horizon + 1, dtype=float) ** -power
+    elif isinstance(spec, Sequence | np.ndarray) and not isinstance(spec, str):
+        try:
+            weights = np.asarray(spec, dtype=float).reshape(-1)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name} must hold numbers, got {spec!r}") from err
+        if len(weights) != horizon:
+            raise ValueError(
+                f"{name} has {len(weights)} weight(s); the network forecasts {horizon} "
+                f"lead(s), one weight each"
+            )
+        bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+        if len(bad):
+            raise ValueError(
+                f"{name} must be finite and >= 0: lead {bad[0] + 1} has {weights[bad[0]]!r}"
+            )
+        if not weights.sum() > 0:
+            raise ValueError(f"{name} must not be all zero")
+    else:
+        raise ValueError(
+            f"{name} must be 'auto', None, a decay exponent >= 0 or one weight per lead, "
+            f"got {spec!r}"
+        )
+    return weights / weights.mean()
+
+
+def training_loss(quantiles, loss: str = "mse", step_scale=None, lead_weight=None) -> Callable:
+    """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``.
+
+    With ``step_scale`` (per channel) the point loss reads the forecast's step changes
+    (:class:`StepChangeLoss`); with ``lead_weight`` (one weight per lead) each lead's
+    elements are weighted (:class:`LeadWeightedLoss`).
+    """
+    if quantiles:
+        base = PinballLoss(quantiles)
+    elif loss not in LOSSES:
+        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")
+    else:
+        base = LOSSES[loss] if step_scale is None else StepChangeLoss(LOSSES[loss], step_scale)
+    if lead_weight is None:
+        return base
+    return LeadWeightedLoss(base, lead_weight, lead_axis=-3 if quantiles else -2)
