@@ -16,6 +16,10 @@ per reported configuration.
         --params '{"n_ensemble": 3, "dropout": 0.3}' \\
         --blend '{"residual": false, "target_transform": "difference"}'
     python experiments/cmu_mocap_test.py --table     # print; --write: into cmu_mocap.md
+
+The configurations of ``results/cmu_mocap_test.jsonl`` were measured before
+``horizon_weight`` existed; to refit one as measured, add ``"horizon_weight": null`` to the
+residual model's ``--params``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ with those overrides, their forecasts averaged with equal weights.
     python experiments/cmu_mocap_validation.py --name no-norm --params '{"normalization": null}'
     python experiments/cmu_mocap_validation.py --name two --params '{"dropout": 0.3}' \
         --blend '{"residual": false, "target_transform": "difference"}'
+    python experiments/cmu_mocap_validation.py --name lstm --family lstm
     python experiments/cmu_mocap_validation.py --table
 """
 
@@ -54,7 +55,7 @@ from cmu_mocap import (  # noqa: E402  (the benchmark script next to this one)
 )
 
 from forecast.datasets import load  # noqa: E402
-from forecast.models.recurrent import GRUForecaster  # noqa: E402
+from forecast.models import get_estimator  # noqa: E402
 
 LOG = Path(__file__).parent / "results" / "cmu_mocap_validation.jsonl"
 BASE = dict(context_length=50, horizon=25, hidden_size=128, residual=True)
@@ -85,16 +86,16 @@ def load_validation(data_dir: str | None) -> Benchmark:
     return Benchmark(rest, windows, starts, truth, columns, all_columns, fill)
 
 
-def build(params: dict, seed: int, blend: dict | None = None):
-    """The GRU of ``params`` (and seed), or an equal-weight ensemble with the ``blend`` GRU."""
-    return build_model(GRUForecaster, BASE, params, seed, blend)
+def build(params: dict, seed: int, blend: dict | None = None, family: str = "gru"):
+    """The model of ``family`` with ``params`` (and seed), or its average with ``blend``."""
+    return build_model(get_estimator(family), BASE, params, seed, blend)
 
 
 def run(
-    bench: Benchmark, params: dict, seed: int, blend: dict | None = None
+    bench: Benchmark, params: dict, seed: int, blend: dict | None = None, family: str = "gru"
 ) -> tuple[pd.DataFrame, dict]:
     """Fit the model of ``params`` on the reduced training dict and score it on validation."""
-    fitted = build(params, seed, blend)
+    fitted = build(params, seed, blend, family)
     start = time.perf_counter()
     fitted.fit(bench.train)
     fit_s = time.perf_counter() - start
@@ -161,6 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--params", default="{}", help="JSON overrides of the GRU parameters")
     parser.add_argument("--seeds", default="0", help="comma-separated weight seeds")
     parser.add_argument("--blend", default=None, help="JSON overrides of a second GRU to average")
+    parser.add_argument("--family", default="gru", help="estimator family (default gru)")
     parser.add_argument("--baselines", action="store_true", help="log zero/constant velocity")
     parser.add_argument("--table", action="store_true", help="print the log as a table")
     parser.add_argument("--log", default=str(LOG))
@@ -190,8 +192,10 @@ def main(argv: list[str] | None = None) -> None:
         params = json.loads(args.params)
         blend = None if args.blend is None else json.loads(args.blend)
         for seed in [int(s) for s in args.seeds.split(",")]:
-            result, info = run(bench, params, seed, blend)
+            result, info = run(bench, params, seed, blend, args.family)
             entry = {"name": args.name, "params": params, "seed": seed, "result": result}
+            if args.family != "gru":
+                entry["family"] = args.family
             if blend is not None:
                 entry["blend"] = blend
             entries.append({**entry, "info": info})

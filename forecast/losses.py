@@ -165,7 +165,7 @@ def lead_weights(spec, horizon: int, name: str = "horizon_weight") -> np.ndarray
         bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
         if len(bad):
             raise ValueError(
-                f"{name} must be finite and >= 0: lead {bad[0] + 1} has {weights[bad[0]]!r}"
+                f"{name} must be finite and >= 0: lead {bad[0] + 1} has {float(weights[bad[0]])}"
             )
         if not weights.sum() > 0:
             raise ValueError(f"{name} must not be all zero")

@@ -778,7 +778,7 @@ def _gru_fit(**bad) -> Callable[[Path], Call]:
 
 for _name, _bad, _match in [
     ("context_length_zero", {"context_length": 0}, "context_length must be an int >= 1, got 0"),
-    ("dropout_above_one", {"dropout": 1.5}, r"dropout must be in \[0, 1\), got 1.5"),
+    ("dropout_above_one", {"dropout": 1.5}, r"dropout must be in \[0, 1\) or .auto., got 1.5"),
     (
         "strategy_unknown",
         {"strategy": "x"},

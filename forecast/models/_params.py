@@ -46,7 +46,7 @@ def check_params(est: object) -> None:
     if not (isinstance(dropout, str) and dropout == "auto") and not (
         isinstance(dropout, numbers.Real) and not isinstance(dropout, bool) and 0 <= dropout < 1
     ):
-        raise ValueError(f"dropout must be 'auto' or a number in [0, 1), got {dropout!r}")
+        raise ValueError(f"dropout must be in [0, 1) or 'auto', got {dropout!r}")
     if not 0 <= est.validation_fraction < 1:
         raise ValueError(f"validation_fraction must be in [0, 1), got {est.validation_fraction!r}")
     if est.normalization not in ("auto", "window", None):
