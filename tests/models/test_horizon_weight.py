@@ -4,6 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.base import clone
 
 from forecast.base import BaseForecaster
@@ -31,6 +33,20 @@ def test_lead_weights_by_hand():
     np.testing.assert_allclose(lead_weights(1.5, 2), np.array([1, 2**-1.5]) / ((1 + 2**-1.5) / 2))
     np.testing.assert_allclose(lead_weights([3, 1, 0], 3), [2.25, 0.75, 0.0])
     assert lead_weights(np.array([2.0, 2.0]), 2).tolist() == [1.0, 1.0]
+
+
+@given(st.lists(st.floats(0, 1e6), min_size=1, max_size=30).filter(lambda w: sum(w) > 0))
+def test_given_weights_keep_their_ratios_at_mean_one(raw):
+    w = lead_weights(raw, len(raw))
+    assert w.mean() == pytest.approx(1.0)
+    np.testing.assert_allclose(w * sum(raw) / len(raw), raw, rtol=1e-9, atol=1e-9)
+
+
+@given(st.floats(0, 8), st.integers(1, 50))
+def test_decay_weights_never_rise_with_the_lead(power, horizon):
+    w = lead_weights(power, horizon)
+    assert len(w) == horizon and w.mean() == pytest.approx(1.0)
+    assert (np.diff(w) <= 1e-12).all()
 
 
 @pytest.mark.parametrize(
@@ -152,3 +168,21 @@ def test_save_load_keeps_weights_and_forecasts(tmp_path):
     pd.testing.assert_frame_equal(loaded.predict(4), model.predict(4))
     twin = clone(model)
     assert twin.get_params()["dropout"] == "auto" and not hasattr(twin, "horizon_weight_")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(windowing="tbptt"),  # forecasts (B, k, h, C) per chunk step
+        dict(quantiles=(0.1, 0.5, 0.9)),  # (B, h, C, Q): the lead axis is the third last
+        dict(strategy="seq2seq"),
+    ],
+)
+def test_auto_weights_train_every_layout(options):
+    df = walk()
+    model = GRUForecaster(**TINY, residual=True, random_state=0, **options).fit(df)
+    assert len(model.horizon_weight_) == 4 and model.horizon_weight_[0] > model.horizon_weight_[-1]
+    assert np.isfinite(model.history_["train_loss"]).all()
+    forecast = model.predict(4)
+    assert forecast.shape == (4, 2) and np.isfinite(forecast.to_numpy()).all()
+    assert forecast.index[0] == df.index[-1] + pd.Timedelta("1h")
