@@ -505,8 +505,7 @@ class NeuralForecaster(BaseForecaster):
         self.difference_ = difference
         if self.residual_ or difference:
             self.season_ = 1  # the last observed value is the reference of every step
-        self.dropout_ = None
-        self.dropout_ = self._dropout()
+        self.dropout_ = self._dropout_from_params()
         weight = getattr(self, "horizon_weight", None)
         if isinstance(weight, str) and weight == "auto":
             weight = AUTO_RESIDUAL_HORIZON_WEIGHT if self.residual_ else None
@@ -515,14 +514,16 @@ class NeuralForecaster(BaseForecaster):
         if self.validation_size is not None:
             self.validation_steps_ = self._steps(self.validation_size, "validation_size")
 
+    def _dropout_from_params(self) -> float:
+        """Return ``dropout`` with ``"auto"`` resolved (by ``residual``)."""
+        if isinstance(self.dropout, str) and self.dropout == "auto":
+            return AUTO_RESIDUAL_DROPOUT if getattr(self, "residual", False) else 0.0
+        return float(self.dropout)
+
     def _dropout(self) -> float:
-        """Return the encoder's dropout: ``dropout_``, else ``dropout`` resolved (old folders)."""
+        """Return the encoder's dropout: ``dropout_``, else from the params (older folders)."""
         value = getattr(self, "dropout_", None)
-        if value is None:
-            value = self.dropout
-            if isinstance(value, str) and value == "auto":
-                value = AUTO_RESIDUAL_DROPOUT if getattr(self, "residual", False) else 0.0
-        return float(value)
+        return self._dropout_from_params() if value is None else float(value)
 
     def _differences(self) -> bool:
         """Whether the encoder reads step changes (``input_differences``, resolved)."""
