@@ -4,10 +4,10 @@ Same data and protocol for both: ENTSO-E DE-LU load, hourly means, Europe/Berlin
 on 2019-01-01 up to the first origin (12:00 local on 2022-12-31), then for every day D of 2023
 a forecast issued at 12:00 local on D-1 from the load observed up to then, scored on the local
 hours of D (23/25 on DST days), never refitted. Both models get the same calendar inputs
-(:func:`forecast.features.calendar_features` with German holidays) as known future covariates.
+(:func:`forecast.calendar_features` with German holidays) as known future covariates.
 
 * ours: ``HopfieldForecaster`` (library defaults, calendar, ``micro_batch_size=32``) through
-  ``forecast.backtest.backtest(protocol="day-ahead")``;
+  ``forecast.evaluation.backtest.backtest(protocol="day-ahead")``;
 * NHITS: neuralforecast defaults plus ``input_size=168``, ``h=38`` (12:00 D-1 to the end of a
   25-hour D with a step to spare), robust per-window scaler, early stopping on the last 10 % of
   the training rows; the 365 origins are predicted in one ``predict`` call, each origin as its
@@ -84,7 +84,7 @@ def scored_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_ours(df: pd.DataFrame, quick: bool) -> tuple[pd.DataFrame, dict]:
-    from forecast.backtest import backtest
+    from forecast.evaluation.backtest import backtest
     from forecast.models.hopfield import HopfieldForecaster
 
     class CpuTimed(HopfieldForecaster):
@@ -122,7 +122,7 @@ def run_nhits(df: pd.DataFrame, quick: bool) -> tuple[pd.DataFrame, dict]:
     from neuralforecast import NeuralForecast
     from neuralforecast.models import NHITS
 
-    from forecast.features import calendar_features
+    from forecast.frames.calendar import calendar_features
 
     index, y = df.index, df["actual"]
     origins = day_ahead_origins(index)
@@ -229,7 +229,7 @@ def launch(name: str, args: argparse.Namespace, folder: Path, repeat: int) -> tu
 
 
 def score(frame: pd.DataFrame) -> dict:
-    from forecast.metrics import bias, mape
+    from forecast.evaluation.metrics import bias, mape
 
     return {
         "mape": mape(frame["y_true"], frame["y_pred"]),

@@ -2,8 +2,8 @@
 
 One training step = forward + MSE + backward + gradient clipping + optimizer step of
 ``ForecastNet(encoder, PointHead)`` (the estimators' network: the head reads the last encoder
-output and forecasts 24 steps), optimizer from ``forecast.optim.build_optimizer("adam")`` (so
-the orthogonal RNN takes the Cayley update of its W_h). Context 168, one input channel,
+output and forecasts 24 steps), optimizer from ``forecast.training.optim.build_optimizer``
+("adam", so the orthogonal RNN takes the Cayley update of its W_h). Context 168, one input channel,
 batch 64. Reported: training samples per second (median over repeats; repeats interleave the
 families so load drifts hit all alike), then
 
@@ -31,8 +31,8 @@ from forecast.nn.hopfield import HopfieldPooling
 from forecast.nn.orthogonal import OrthogonalRNN, random_orthogonal
 from forecast.nn.recurrent import build_recurrent
 from forecast.nn.transformer import TransformerEncoder
-from forecast.optim import StiefelOptimizer, build_optimizer
-from forecast.training import optimizer_step
+from forecast.training.loop import optimizer_step
+from forecast.training.optim import StiefelOptimizer, build_optimizer
 
 FAMILIES = {
     "Elman": lambda i, h, t: build_recurrent("elman", i, h),

@@ -15,7 +15,7 @@ Protocol (the CMU-mocap exp-map benchmark of Li et al. 2018, as later papers use
 * full 117-dimensional vectors are rebuilt as the reference ``unNormalizeData`` does: the
   dimensions constant over the training split carry the training mean, both in the ground
   truth and in every forecast; the global dimensions are ignored by the metric;
-* error: ``forecast.metrics.euler_angle_error`` on the 75 ground-truth frames against the
+* error: ``forecast.evaluation.metrics.euler_angle_error`` on the 75 ground-truth frames against the
   50 observed frames followed by the 25 forecast frames, so that its near-constant filter
   (std <= 1e-4) sees all 75 frames as the reference does; the error of the forecast frames
   is kept. 80/160/320/400/1000 ms are forecast frames 2/4/8/10/25, i.e. indices
@@ -52,7 +52,7 @@ import pandas as pd
 import torch
 
 from forecast.datasets import constant_columns, load
-from forecast.metrics import euler_angle_error
+from forecast.evaluation.metrics import euler_angle_error
 from forecast.models.baselines import ConstantVelocity
 from forecast.models.recurrent import GRUForecaster, LSTMForecaster
 

@@ -45,9 +45,9 @@ from forecast.datasets import (  # noqa: E402
     resolve_data_dir,
     skeleton_parents,
 )
+from forecast.evaluation.motion_plots import plot_joint_angles, plot_stick_figures  # noqa: E402
 from forecast.models.baselines import ConstantVelocity  # noqa: E402
 from forecast.models.recurrent import GRUForecaster  # noqa: E402
-from forecast.motion_plots import plot_joint_angles, plot_stick_figures  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 FIG_DIR = RESULTS / "cmu_mocap"

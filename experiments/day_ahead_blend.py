@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from forecast import blend_weights
-from forecast import metrics as M
-from forecast._special_days import special_mask
+from forecast.evaluation import metrics as M
+from forecast.frames.special_days import special_mask
 
 TZ = "Europe/Berlin"
 

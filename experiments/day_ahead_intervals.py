@@ -37,9 +37,9 @@ from forecast import (
     SeasonalNaive,
     backtest,
 )
-from forecast import metrics as M
 from forecast.datasets import load
-from forecast.plots import plot_bands, plot_reliability
+from forecast.evaluation import metrics as M
+from forecast.evaluation.plots import plot_bands, plot_reliability
 
 TZ = "Europe/Berlin"
 LEVELS = (0.8, 0.95)

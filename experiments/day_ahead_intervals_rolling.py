@@ -41,9 +41,9 @@ from forecast import (
     SeasonalNaive,
     backtest,
 )
-from forecast import metrics as M
-from forecast._fit_cache import fit_cache
 from forecast.datasets import load
+from forecast.evaluation import metrics as M
+from forecast.models.fit_cache import fit_cache
 
 TZ = "Europe/Berlin"
 LEVELS = (0.8, 0.95)

@@ -36,8 +36,8 @@ import pandas as pd
 import torch
 
 from forecast import EnsembleForecaster, LinearLagForecaster
-from forecast.backtest import backtest
 from forecast.datasets import load
+from forecast.evaluation.backtest import backtest
 from forecast.models import get_estimator
 
 TZ = "Europe/Berlin"

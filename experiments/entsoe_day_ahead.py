@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from forecast.backtest import backtest
-from forecast.compare import compare
 from forecast.datasets import load
-from forecast.features import christmas_period, holiday_shares
+from forecast.evaluation.backtest import backtest
+from forecast.evaluation.compare import compare
+from forecast.frames.calendar import christmas_period, holiday_shares
 from forecast.models.baselines import (
     ETSForecaster,
     ExternalForecast,

@@ -10,7 +10,7 @@ default initialisation contracts its state (spectral radius about 0.58), so both
 and its gradient vanish; an orthogonal recurrent matrix has all eigenvalues on the unit
 circle and keeps them. Every network has the same width and the same linear head and is
 trained with the same loop (Adam, gradient clipping 1, batch 64); the orthogonal RNN's
-``W_h`` takes the Cayley update of ``forecast.optim`` (same learning rate). Reported: MSE on
+``W_h`` takes the Cayley update of ``forecast.training.optim`` (same step size). Reported: MSE on
 1024 fresh sequences after training, and the eigenvalue moduli of ``W_h``.
 
     python experiments/long_memory.py            # delay 120, hidden 64, 1000 steps
@@ -25,9 +25,9 @@ import time
 import torch
 from torch import nn
 
-from forecast.nn.orthogonal import OrthogonalRNN, random_orthogonal
-from forecast.optim import build_optimizer, orthogonality_error
-from forecast.training import optimizer_step
+from forecast.nn.orthogonal import OrthogonalRNN, orthogonality_error, random_orthogonal
+from forecast.training.loop import optimizer_step
+from forecast.training.optim import build_optimizer
 
 
 def recall_batch(n: int, k: int, delay: int, gen: torch.Generator) -> tuple:

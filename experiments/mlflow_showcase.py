@@ -37,8 +37,8 @@ import mlflow
 import numpy as np
 import pandas as pd
 
-from forecast.compare import compare
 from forecast.datasets import load
+from forecast.evaluation.compare import compare
 from forecast.models.baselines import LinearLagForecaster, SeasonalNaive
 from forecast.tracking import MLflowTracker, register, track_fit, use_store
 

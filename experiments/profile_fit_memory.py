@@ -114,10 +114,10 @@ class Stages:
 
 def instrument(stages: Stages) -> None:
     """Wrap the stages of a neural fit and of ``predict_origins`` in place."""
-    import forecast.features as features
+    import forecast.frames.calendar as features
     import forecast.models._batching as batching
     import forecast.models.neural as neural
-    import forecast.training as training
+    import forecast.training.loop as training
     from forecast.base import BaseForecaster
 
     stages.wrap(BaseForecaster, "fit", "fit (whole)")
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
     train = df.loc[:train_end]
     origins = day_ahead_origins(df.index, year)
     if args.malloc_trim:
-        import forecast.training as training
+        import forecast.training.loop as training
 
         malloc_trim_after(training, "run_epoch")
         malloc_trim_after(training, "evaluate")

@@ -19,7 +19,7 @@ import pandas as pd
 import torch
 
 from forecast.datasets import load
-from forecast.metrics import mae, mape
+from forecast.evaluation.metrics import mae, mape
 from forecast.models import get_estimator
 from forecast.models.baselines import SeasonalNaive
 

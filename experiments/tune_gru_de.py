@@ -16,9 +16,9 @@ from pathlib import Path
 import torch
 
 from forecast import backtest
-from forecast.parallel.space import parse_tune
-from forecast.parallel.sweep import build_tuned, tune
-from forecast.spec import load_data, read_spec
+from forecast.specs.spec import load_data, read_spec
+from forecast.specs.tune import parse_tune
+from forecast.tuning.sweep import build_tuned, tune
 
 torch.set_num_threads(1)
 SPEC = Path(__file__).with_name("gru_sweep_de.toml")

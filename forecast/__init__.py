@@ -1,13 +1,22 @@
 """forecast: neural and statistical time-series forecasting with a scikit-learn-style API."""
 
-from forecast.backtest import BacktestResult, backtest
+import sys as _sys
+
+from forecast import _compat
+from forecast._version import __version__
 from forecast.base import BaseForecaster
-from forecast.blend import blend_weights
-from forecast.compare import ComparisonResult, compare
-from forecast.conformal import ConformalForecaster
-from forecast.ensemble import EnsembleForecaster
-from forecast.features import calendar_features
-from forecast.models import register_estimator
+from forecast.combine import EnsembleForecaster, blend_weights
+from forecast.evaluation.backtest import BacktestResult, backtest
+from forecast.evaluation.compare import ComparisonResult, compare
+from forecast.frames.calendar import calendar_features
+from forecast.models import (
+    ElmanForecaster,
+    GRUForecaster,
+    HopfieldForecaster,
+    LSTMForecaster,
+    OrthogonalRNNForecaster,
+    TransformerForecaster,
+)
 from forecast.models.baselines import (
     BoostedLagForecaster,
     ConstantVelocity,
@@ -19,19 +28,14 @@ from forecast.models.baselines import (
     SARIMAXForecaster,
     SeasonalNaive,
 )
-from forecast.models.hopfield import HopfieldForecaster
-from forecast.models.orthogonal import OrthogonalRNNForecaster
-from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
-from forecast.models.transformer import TransformerForecaster
-from forecast.persistence import ModelFormatError, load
+from forecast.persistence import ModelFormatError, load, register_estimator
+from forecast.probabilistic import ConformalForecaster
 
-__version__ = "0.1.0"
-
-_LAZY = {  # importing mlflow takes seconds: load tracking only when asked for
+_LAZY = {  # importing mlflow takes seconds, Ray Tune more: loaded when first asked for
     "MLflowCallback": "forecast.tracking",
     "MLflowTracker": "forecast.tracking",
     "track_fit": "forecast.tracking",
-    "tune": "forecast.parallel.sweep",  # needs the extra forecast[ray] when called
+    "tune": "forecast.tuning.sweep",  # needs the extra forecast[ray] when called
 }
 
 
@@ -46,34 +50,36 @@ def __getattr__(name: str):
 __all__ = [
     "BacktestResult",
     "BaseForecaster",
+    "BoostedLagForecaster",
     "ComparisonResult",
     "ConformalForecaster",
     "ConstantVelocity",
-    "EnsembleForecaster",
-    "HopfieldForecaster",
-    "OrthogonalRNNForecaster",
-    "TransformerForecaster",
-    "backtest",
-    "blend_weights",
-    "compare",
+    "ETSForecaster",
     "ElmanForecaster",
+    "EnsembleForecaster",
+    "ExternalForecast",
     "GRUForecaster",
+    "HopfieldForecaster",
     "LSTMForecaster",
+    "LinearLagForecaster",
     "MLflowCallback",
     "MLflowTracker",
+    "MSTLForecaster",
     "ModelFormatError",
+    "Naive",
+    "OrthogonalRNNForecaster",
+    "SARIMAXForecaster",
+    "SeasonalNaive",
+    "TransformerForecaster",
+    "__version__",
+    "backtest",
+    "blend_weights",
     "calendar_features",
+    "compare",
     "load",
     "register_estimator",
     "track_fit",
     "tune",
-    "BoostedLagForecaster",
-    "ETSForecaster",
-    "ExternalForecast",
-    "LinearLagForecaster",
-    "MSTLForecaster",
-    "Naive",
-    "SARIMAXForecaster",
-    "SeasonalNaive",
-    "__version__",
 ]
+
+_compat.install(_sys.modules[__name__])

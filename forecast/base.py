@@ -25,9 +25,9 @@ from sklearn.base import BaseEstimator
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
-from forecast import _validation as V
-from forecast._causal_fill import CausalFill
-from forecast._quantiles import point_level, quantile_column, select_levels
+from forecast.frames import validation as V
+from forecast.frames.causal_fill import CausalFill
+from forecast.frames.quantiles import point_level, quantile_column, select_levels
 
 FrameLike = pd.DataFrame | dict
 
@@ -247,7 +247,7 @@ class BaseForecaster(BaseEstimator):
     def _calendar(self, index: pd.DatetimeIndex) -> np.ndarray | None:
         if not self._param("calendar", False):
             return None
-        from forecast.features import calendar_features
+        from forecast.frames.calendar import calendar_features
 
         feats = calendar_features(
             index, timezone=self._param("timezone"), country=self._param("country")
@@ -551,7 +551,7 @@ class BaseForecaster(BaseEstimator):
 
     # ---------------------------------------------------------- persistence
     def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
-        """Save the fitted estimator to the folder ``path`` (see :mod:`forecast.persistence`).
+        """Save the fitted estimator to the folder ``path`` (:mod:`forecast.persistence`).
 
         Parameters
         ----------
@@ -566,7 +566,7 @@ class BaseForecaster(BaseEstimator):
         Path
             The folder written.
         """
-        from forecast.persistence import save
+        from forecast.persistence.format import save
 
         return save(self, path, overwrite=overwrite)
 
@@ -587,6 +587,6 @@ class BaseForecaster(BaseEstimator):
             The fitted estimator: an instance of ``cls`` or of a subclass (``TypeError``
             otherwise); ``BaseForecaster.load`` accepts any registered estimator.
         """
-        from forecast.persistence import load
+        from forecast.persistence.format import load
 
         return load(path, device=device, cls=cls)

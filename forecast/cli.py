@@ -35,8 +35,8 @@ def _select(frame, args: argparse.Namespace):
 def _cmd_demo(args: argparse.Namespace) -> int:
     import contextlib
 
-    from forecast.demo import run_demo
-    from forecast.progress import log_to_stderr
+    from forecast.specs.demo import run_demo
+    from forecast.training.progress import log_to_stderr
 
     with contextlib.nullcontext() if args.quiet else log_to_stderr():
         result = run_demo(args.out, quick=args.quick, seed=args.seed, progress=not args.quiet)
@@ -45,10 +45,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _check_out(out: str, overwrite: bool) -> None:
-    """Refuse ``--out`` as :func:`forecast.persistence.save` would, but before fitting."""
+    """Refuse ``--out`` as :func:`forecast.persistence.format.save` would, but before fitting."""
     from pathlib import Path
 
-    from forecast.persistence import _replaceable
+    from forecast.persistence.format import _replaceable
 
     if not os.path.lexists(out):
         return
@@ -58,8 +58,8 @@ def _check_out(out: str, overwrite: bool) -> None:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    from forecast.io import read_frame
-    from forecast.spec import build_estimator
+    from forecast.frames.io import read_frame
+    from forecast.specs.spec import build_estimator
 
     _check_out(args.out, args.overwrite)  # before a long fit, not after
     estimator = build_estimator(args.model, _parse_params(args.param))
@@ -73,7 +73,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 def _cmd_predict(args: argparse.Namespace) -> int:
     from forecast.base import BaseForecaster
     from forecast.batch.localtime import to_zone
-    from forecast.io import csv_text, read_frame, write_frame
+    from forecast.frames.io import csv_text, read_frame, write_frame
 
     estimator = BaseForecaster.load(args.model, device=args.device)
     history = None
@@ -98,9 +98,9 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 
 def _cmd_backtest(args: argparse.Namespace) -> int:
-    from forecast.backtest import backtest
-    from forecast.io import read_frame, write_frame
-    from forecast.spec import build_estimator
+    from forecast.evaluation.backtest import backtest
+    from forecast.frames.io import read_frame, write_frame
+    from forecast.specs.spec import build_estimator
 
     estimator = build_estimator(args.model, _parse_params(args.param))
     frame = _select(read_frame(args.data, args.time_column), args)
@@ -126,8 +126,8 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import contextlib
 
-    from forecast.progress import log_to_stderr
-    from forecast.spec import run_spec
+    from forecast.specs.spec import run_spec
+    from forecast.training.progress import log_to_stderr
 
     with contextlib.nullcontext() if args.quiet else log_to_stderr():
         table = run_spec(args.spec, args.output, progress=not args.quiet)
@@ -138,8 +138,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_tune(args: argparse.Namespace) -> int:
     import contextlib
 
-    from forecast.parallel.sweep import tune
-    from forecast.progress import log_to_stderr
+    from forecast.training.progress import log_to_stderr
+    from forecast.tuning.sweep import tune
 
     try:
         with contextlib.nullcontext() if args.quiet else log_to_stderr():

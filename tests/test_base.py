@@ -5,7 +5,7 @@ from sklearn.exceptions import NotFittedError
 
 from forecast.base import BaseForecaster
 from tests.conftest import make_series
-from tests.test_validation import LastValue
+from tests.frames.test_validation import LastValue
 
 
 class Recorder(BaseForecaster):

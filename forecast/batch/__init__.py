@@ -8,9 +8,9 @@ One call loads a model, reads the latest data, forecasts and writes the forecast
 
 * ``--model``: a ``models:/name@alias`` or ``models:/name/version`` URI, a ``runs:/`` URI,
   any other MLflow model URI, or a local folder (an MLflow model with an ``MLmodel`` file,
-  or a folder written by :func:`forecast.persistence.save`).
+  or a folder written by :func:`forecast.persistence.format.save`).
 * ``--input``: CSV or Parquet with a time column (``timestamp``, ``time``, ...; see
-  :func:`forecast.io.read_frame`) or a Parquet DatetimeIndex, and the model's columns.
+  :func:`forecast.frames.io.read_frame`) or a Parquet DatetimeIndex, and the model's columns.
 * ``--timezone``: the local zone of the run (default: the model's ``timezone`` parameter
   when it has one). Stamps with UTC offsets are read in it and the forecast is written in
   it. Without a zone the input's own stamps are kept; input in several offsets (local time

@@ -10,11 +10,11 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from forecast._manifest import ModelFormatError
-from forecast._validation import NAN_POLICIES
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.localtime import DAY_AHEAD
 from forecast.batch.run import BATCH_EXPERIMENT, run_batch
+from forecast.frames.validation import NAN_POLICIES
+from forecast.persistence.manifest import ModelFormatError
 
 _API_HINT = "pass nan_policy='interpolate'"  # the estimators' advice, in Python terms
 

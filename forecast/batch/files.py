@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from forecast import _validation as V
+from forecast.frames import validation as V
 
 OUTPUT_SUFFIXES = (".csv", ".parquet")
 
@@ -37,7 +37,7 @@ def read_input(
     path : str or path-like
         CSV or Parquet file.
     time_column : str, optional
-        Name of the time column (default: detected, see :func:`forecast.io.read_frame`).
+        Name of the time column (default: detected, see :func:`forecast.frames.io.read_frame`).
     timezone : str, optional
         Zone to read the timestamps in; without it, stamps in several UTC offsets are
         refused.
@@ -60,11 +60,11 @@ def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str 
     -------
     frame : DataFrame
         Indexed by the parsed timestamps.
-    mixed : forecast.io.MixedOffsetsError or None
+    mixed : forecast.frames.io.MixedOffsetsError or None
         Set when the stamps have several UTC offsets and no ``timezone`` was given (the
         frame is then in UTC, for the caller to convert or refuse).
     """
-    from forecast.io import MixedOffsetsError, read_frame
+    from forecast.frames.io import MixedOffsetsError, read_frame
 
     mixed = None
     try:
@@ -175,9 +175,9 @@ def forecast_table(forecast: pd.DataFrame) -> pd.DataFrame:
 def write_atomic(table: pd.DataFrame, path: Path) -> str:
     """Write ``table`` to ``path`` deterministically and atomically; return its SHA-256.
 
-    See :func:`forecast.io.write_table`: equal tables give byte-identical files, and a
+    See :func:`forecast.frames.io.write_table`: equal tables give byte-identical files, and a
     crash never leaves a half-written file.
     """
-    from forecast.io import write_table
+    from forecast.frames.io import write_table
 
     return hashlib.sha256(write_table(table, path).read_bytes()).hexdigest()

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
-from forecast import _validation as V
+from forecast.frames import validation as V
 
 DAY_AHEAD = "day-ahead"
 

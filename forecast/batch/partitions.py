@@ -16,23 +16,39 @@ stop the others; nothing is written for it.
 
 With ``engine="ray"`` the partitions are a Ray Data dataset forecast by ``map_batches``
 on one actor per CPU, each of which loads the model once (see
-:mod:`forecast.parallel.batch_data` for the design and why each file is read inside its
+:mod:`forecast.batch.ray_data` for the design and why each file is read inside its
 worker).
 """
 
 from __future__ import annotations
 
-import glob
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from forecast._manifest import ModelFormatError
-from forecast.batch.files import OUTPUT_SUFFIXES, BatchError, _first_line, output_path
-from forecast.batch.run import BatchResult, _check_options, forecast_file, load_forecaster
+from forecast.batch.partition_files import (
+    INPUT_SUFFIXES,
+    _check_output,
+    forecast_partitions,
+    is_partitioned,
+    list_partitions,
+    partition_output,
+    stem,
+)
+from forecast.batch.ray_data import run_on_ray
+from forecast.batch.run import BatchResult, _check_options, load_forecaster
+from forecast.parallel.engine import check_engine, check_resources
 
-INPUT_SUFFIXES = (".csv", ".csv.gz", ".parquet")
+__all__ = [
+    "INPUT_SUFFIXES",
+    "PartitionsResult",
+    "forecast_partitions",
+    "is_partitioned",
+    "list_partitions",
+    "partition_output",
+    "run_partitions",
+    "stem",
+]
 
 
 @dataclass
@@ -52,93 +68,6 @@ class PartitionsResult:
     written: list[BatchResult] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     run_id: str | None = None
-
-
-def is_partitioned(input: str | os.PathLike) -> bool:
-    """Whether ``input`` names many partitions: a folder or a glob pattern."""
-    text = os.fspath(input)
-    return Path(text).is_dir() or any(ch in text for ch in "*?[")
-
-
-def list_partitions(input: str | os.PathLike) -> list[Path]:
-    """Return the CSV (also ``.csv.gz``) and Parquet files of a folder or glob, sorted.
-
-    Raises
-    ------
-    BatchError
-        When nothing matches.
-    """
-    text = os.fspath(input)
-    if Path(text).is_dir():
-        candidates = [p for p in Path(text).iterdir() if p.is_file()]
-    else:
-        candidates = [Path(p) for p in glob.glob(text) if Path(p).is_file()]
-    files = sorted(p for p in candidates if p.name.lower().endswith(INPUT_SUFFIXES))
-    if not files:
-        raise BatchError(f"input {text}: no {', '.join(INPUT_SUFFIXES)} files found")
-    return files
-
-
-def stem(path: Path) -> str:
-    """File name without its data suffixes (``a.csv.gz`` -> ``a``)."""
-    name = path.name
-    for suffix in sorted(INPUT_SUFFIXES, key=len, reverse=True):
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)]
-    return path.stem
-
-
-def partition_output(output: str | os.PathLike, input: Path, date: str) -> Path:
-    """Return the forecast file of partition ``input`` (see the module docstring)."""
-    text = os.fspath(output)
-    if "{stem}" in text:
-        return output_path(text.replace("{stem}", stem(input)), date)
-    suffix = ".csv" if input.name.lower().endswith((".csv", ".csv.gz")) else ".parquet"
-    return Path(text) / f"{stem(input)}{suffix}"
-
-
-def _check_output(output: str | os.PathLike, inputs: list[Path]) -> None:
-    text = os.fspath(output)
-    if "{stem}" in text:
-        output_path(text.replace("{stem}", "stem"), "")  # the suffix
-    elif Path(text).suffix.lower() in OUTPUT_SUFFIXES or "{date}" in text:
-        raise BatchError(
-            f"output {text}: with several input partitions, --output is a folder or a "
-            "pattern holding {stem} (e.g. 'forecasts/{stem}-{date}.parquet')"
-        )
-    elif Path(text).exists() and not Path(text).is_dir():
-        raise BatchError(f"output {text} exists and is not a folder")
-    seen: dict[str, Path] = {}
-    for path in inputs:
-        key = str(partition_output(text, path, "{date}"))
-        if key in seen:
-            raise BatchError(
-                f"inputs {seen[key]} and {path} would both write {key}; rename one of them"
-            )
-        seen[key] = path
-
-
-def forecast_partitions(
-    estimator: Any, predict: Any, model: str, inputs: list[Path], output: str, options: dict
-) -> list[tuple[str, BatchResult | None, str | None]]:
-    """Forecast each input; return ``(input, result or None, error or None)`` per input."""
-    out = []
-    for path in inputs:
-        try:
-            result, _, _ = forecast_file(
-                estimator,
-                predict,
-                model,
-                path,
-                lambda date, path=path: partition_output(output, path, date),
-                **options,
-            )
-            out.append((str(path), result, None))
-        except (BatchError, ModelFormatError) as err:
-            out.append((str(path), None, _first_line(err)))
-        except Exception as err:  # one bad partition never stops the others
-            out.append((str(path), None, f"input {path}: {type(err).__name__}: {_first_line(err)}"))
-    return out
 
 
 def run_partitions(
@@ -189,8 +118,6 @@ def run_partitions(
         No inputs, a bad output, bad options or a model that cannot be loaded; nothing
         was written.
     """
-    from forecast.parallel._engine import check_engine, check_resources
-
     check_engine(engine)
     check_resources(address, num_cpus)
     _check_options(horizon, timezone, nan_policy)
@@ -208,7 +135,9 @@ def run_partitions(
     if engine == "sequential":
         outcomes = forecast_partitions(estimator, predict, model, inputs, output, options)
     else:
-        outcomes = _on_ray(model, inputs, output, options, tracking_uri, device, address, num_cpus)
+        outcomes = run_on_ray(
+            model, inputs, output, options, tracking_uri, device, address, num_cpus
+        )
     result = PartitionsResult(
         written=[r for _, r, _ in outcomes if r is not None],
         failed=[(path, error) for path, _, error in outcomes if error is not None],
@@ -221,17 +150,3 @@ def run_partitions(
             tracking_uri, experiment,
         )  # fmt: skip
     return result
-
-
-def _on_ray(model, inputs, output, options, tracking_uri, device, address, num_cpus) -> list:
-    from forecast.parallel._engine import ray_session
-    from forecast.parallel.batch_data import forecast_on_ray_data
-    from forecast.tracking._store import resolve_tracking_uri
-
-    uri = resolve_tracking_uri(tracking_uri)  # absolute for workers in other folders
-    if uri.startswith("sqlite:///"):
-        uri = "sqlite:///" + str(Path(uri.removeprefix("sqlite:///")).resolve())
-    if "://" not in model and ":/" not in model:
-        model = os.fspath(Path(model).resolve())
-    with ray_session(address, num_cpus) as ray:
-        return forecast_on_ray_data(ray, model, inputs, output, options, uri, device)

@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-from forecast._quantiles import parse_levels
 from forecast.batch.files import (
     BatchError,
     _about_input,
@@ -26,6 +25,7 @@ from forecast.batch.files import (
     write_atomic,
 )
 from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps, model_timezone, to_zone
+from forecast.frames.quantiles import parse_levels
 
 BATCH_EXPERIMENT = "forecast-batch"
 
@@ -92,7 +92,7 @@ def load_forecaster(
     path = Path(text)
     if not _is_uri(text):
         if (path / "meta.json").is_file():
-            from forecast.persistence import load
+            from forecast.persistence.format import load
 
             estimator = load(path, device=device)
             return estimator, _folder_predict(estimator, parse_levels(quantiles))
@@ -284,7 +284,7 @@ def forecast_file(
     options : dict
         ``horizon`` (steps), ``timezone`` and ``nan_policy`` of the run, for tracking.
     """
-    from forecast._fingerprint import fingerprint
+    from forecast.frames.fingerprint import fingerprint
 
     frame, mixed = read if read is not None else read_latest(input, time_column, timezone)
     zone = timezone or model_timezone(estimator)
@@ -318,8 +318,8 @@ def forecast_file(
 
 
 def _check_options(horizon, timezone, nan_policy) -> None:
-    from forecast._validation import NAN_POLICIES
-    from forecast.io import check_timezone
+    from forecast.frames.timezones import check_timezone
+    from forecast.frames.validation import NAN_POLICIES
 
     if isinstance(horizon, str) and horizon != DAY_AHEAD:
         raise BatchError(f"horizon must be a positive int or {DAY_AHEAD!r}, got {horizon!r}")

@@ -33,8 +33,8 @@ ETT_COLUMNS = ("date", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
 
 def load_ett(folder: Path, file: str = "ETTh1.csv") -> pd.DataFrame:
     """Read an hourly ETT file; a file that is not one raises a ValueError naming it."""
-    from forecast._tables import read_csv_table
-    from forecast.io import parse_timestamps
+    from forecast.frames.io import parse_timestamps
+    from forecast.frames.tables import read_csv_table
 
     files = _data_files(folder, file)
     if not files:

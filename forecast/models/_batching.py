@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from forecast.base import SeriesArrays
-from forecast.windows import (
+from forecast.training.windows import (
     SeriesTriple,
     StreamChunks,
     WindowDataset,

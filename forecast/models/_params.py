@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numbers
 
-from forecast._quantiles import check_levels
-from forecast.training import LOSSES, SCHEDULERS
+from forecast.frames.quantiles import check_levels
+from forecast.training.loop import LOSSES, SCHEDULERS
 
 
 def check_params(est: object) -> None:

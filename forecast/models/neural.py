@@ -18,10 +18,9 @@ import pandas as pd
 import torch
 from torch import nn
 
-from forecast import _validation as V
-from forecast._quantiles import check_levels, point_level
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.losses import lead_weights
+from forecast.frames import validation as V
+from forecast.frames.quantiles import check_levels, point_level
 from forecast.models._batching import (
     PREDICT_CHUNK,
     change_scale,
@@ -31,11 +30,12 @@ from forecast.models._batching import (
     training_data,
 )
 from forecast.models._params import check_params
-from forecast.models._split import default_split, held_out, length_reason, min_length
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
-from forecast.training import TrainConfig, resolve_device, seeded, train
+from forecast.training.loop import TrainConfig, resolve_device, seeded, train
+from forecast.training.losses import lead_weights
+from forecast.training.splits import default_split, held_out, length_reason, min_length
 
 # Parameters every neural estimator takes, with their defaults (same everywhere).
 COMMON_PARAMS = dict(
@@ -115,7 +115,7 @@ class NeuralForecaster(BaseForecaster):
     max_epochs, batch_size, learning_rate : int, int, float
         Optimisation length, samples (or parallel streams) per step, step size.
     optimizer : str
-        Name understood by :func:`forecast.optim.build_optimizer`.
+        Name understood by :func:`forecast.training.optim.build_optimizer`.
     weight_decay : float
         L2 penalty.
     lr_scheduler : {None, "cosine", "plateau", "step"}

@@ -7,7 +7,7 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
-from forecast import _validation as V
+from forecast.frames import validation as V
 from forecast.models._batching import context_windows
 from forecast.models.neural import NeuralForecaster, store_params
 from forecast.nn.transformer import TransformerEncoder

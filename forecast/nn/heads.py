@@ -377,7 +377,7 @@ class ForecastNet(nn.Module):
         return out, state
 
     def param_groups(self) -> list[dict]:
-        """Parameter groups for :func:`forecast.optim.build_optimizer`.
+        """Parameter groups for :func:`forecast.training.optim.build_optimizer`.
 
         The encoder's own groups (for example Stiefel-constrained matrices) when it declares
         them, then one plain group with every other parameter.

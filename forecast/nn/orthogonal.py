@@ -5,7 +5,7 @@ Recurrence (Wolter's lecture, eq. 14; Wisdom et al., 2016)::
     h_t = f(W_h h_{t-1} + W_x x_t + b),    f = relu (default) or tanh
 
 ``W_h`` starts orthogonal and is kept on the Stiefel manifold during training by the Cayley
-update in :mod:`forecast.optim`, which the module requests by declaring ``W_h`` in a
+update in :mod:`forecast.training.optim`, which the module requests by declaring ``W_h`` in a
 ``"stiefel": True`` parameter group. All eigenvalues of an orthogonal ``W_h`` lie on the unit
 circle, so the linear part of the recurrence neither explodes nor vanishes over long spans.
 
@@ -21,8 +21,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from forecast.optim import orthogonality_error
-
 INITS = ("random", "identity")
 
 
@@ -35,6 +33,16 @@ def random_orthogonal(n: int, generator: torch.Generator | None = None) -> torch
     z = torch.randn(n, n, generator=generator, dtype=torch.float64)
     q, r = torch.linalg.qr(z)
     return (q * torch.sign(torch.diagonal(r))).to(torch.get_default_dtype())
+
+
+def orthogonality_error(weight: torch.Tensor) -> float:
+    """``max |W^T W - I|`` of a matrix with at least as many rows as columns (else of ``W^T``)."""
+    w = weight.detach()
+    if w.shape[0] < w.shape[1]:
+        w = w.T
+    gram = w.T @ w  # (p, p)
+    gram.diagonal().sub_(1.0)
+    return float(gram.abs().max())
 
 
 class OrthogonalRNN(nn.Module):

@@ -3,7 +3,7 @@
 :func:`fit_distributed` runs the estimator's own ``fit`` (the same training loop) in
 ``num_workers`` processes under Ray Train's ``TorchTrainer``: gloo on CPU, NCCL on GPUs.
 Inside a process group the loop wraps the network in ``DistributedDataParallel`` and each
-process trains on its share of every epoch's batches (:func:`forecast.training.data_parallel`),
+process trains on its share of every epoch's batches (:func:`forecast.training.loop.data_parallel`),
 so one epoch takes ``1/num_workers`` of the steps, each on ``num_workers`` batches. Rank 0
 saves the fitted estimator in the usual format and the caller loads it with the safe loader:
 the result is the same class and saves and loads as usual.
@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from forecast.parallel._engine import ray_session
+from forecast.parallel.engine import ray_session
 
 __all__ = ["fit_distributed"]
 
@@ -80,7 +80,7 @@ def fit_distributed(
         raise ValueError(f"num_workers must be a positive int, got {num_workers!r}")
     if getattr(estimator, "windowing", "sliding") != "sliding":
         raise ValueError("fit_distributed needs windowing='sliding' (TBPTT streams are stateful)")
-    from forecast.persistence import load
+    from forecast.persistence.format import load
 
     with ray_session(address, num_cpus), tempfile.TemporaryDirectory() as scratch:
         from ray.train import RunConfig, ScalingConfig

@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 from sklearn.base import clone
 
-from forecast import _validation as V
-from forecast.parallel._engine import check_engine, chunks, cluster_cpus, ray_session
+from forecast.frames import validation as V
+from forecast.parallel.engine import check_engine, chunks, cluster_cpus, ray_session
 
 __all__ = ["fit_many"]
 

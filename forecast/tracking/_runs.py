@@ -10,19 +10,17 @@ from typing import Any
 
 from mlflow.utils.validation import MAX_PARAM_VAL_LENGTH, MAX_TAG_VAL_LENGTH
 
+from forecast._version import __version__
+from forecast.persistence.registry import builtin_names
+
 _BATCH = 100  # params or tags per log_batch call (MLflow's limit is 100 params, 1000 items)
 
 
 def model_family(estimator: Any) -> str:
     """Short model name (``"lstm"``, ``"seasonal-naive"``) or the class name."""
     cls = type(estimator)
-    qualified = f"{cls.__module__}:{cls.__qualname__}"
-    try:
-        from forecast.models import REGISTRY
-    except ImportError:  # pragma: no cover - registry always present in the package
-        REGISTRY = {}
-    for short, target in REGISTRY.items():
-        if target == qualified or target.split(":")[1] == cls.__qualname__:
+    for short, builtin in builtin_names().items():
+        if builtin is cls or builtin.__qualname__ == cls.__qualname__:
             return short
     return cls.__name__
 
@@ -39,8 +37,6 @@ def estimator_tags(estimator: Any) -> dict[str, str]:
     import mlflow
     import torch
 
-    import forecast
-
     cls = type(estimator)
     device = getattr(estimator, "device_", None) or getattr(estimator, "device", None) or "cpu"
     return {
@@ -48,7 +44,7 @@ def estimator_tags(estimator: Any) -> dict[str, str]:
         "model_class": f"{cls.__module__}.{cls.__qualname__}",
         "device": str(device),
         "torch_version": torch.__version__,
-        "forecast_version": forecast.__version__,
+        "forecast_version": __version__,
         "mlflow_version": mlflow.__version__,
         "python_version": platform.python_version(),
     }

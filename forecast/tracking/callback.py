@@ -15,10 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.callbacks import Callback
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import ensure_experiment, resolve_tracking_uri
+from forecast.training.callbacks import Callback
 
 __all__ = ["MLflowCallback", "track_fit"]
 

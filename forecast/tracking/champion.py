@@ -1,6 +1,6 @@
 """The champion of a comparison: its best model that can be served, logged and registered.
 
-After :func:`forecast.compare.compare` ran with an :class:`MLflowTracker`, the models are
+After :func:`forecast.evaluation.compare.compare` ran with an :class:`MLflowTracker`, the models are
 ranked by one metric (lower is better), and the first one that can be logged as a pyfunc
 model (see :func:`~forecast.tracking.pyfunc.unloggable_reason`; a model with future
 covariates, such as the ``external`` model of a forecast column, reads them from the rows of
@@ -66,7 +66,7 @@ class Champion:
 
 def selectable_metrics(columns) -> list[str]:
     """Columns of a comparison table a champion can be selected by (lower is better)."""
-    from forecast.compare import NOT_METRICS
+    from forecast.evaluation.compare import NOT_METRICS
 
     return [str(c) for c in columns if c not in (*NOT_METRICS, "bias")]
 
@@ -95,7 +95,7 @@ def register_champion(
     tracker : MLflowTracker
         The tracker the comparison ran with (its ``runs`` name each model's run).
     comparison : ComparisonResult
-        From :func:`forecast.compare.compare`.
+        From :func:`forecast.evaluation.compare.compare`.
     registered_name : str
         Registered model name, e.g. ``"power-load-de"``.
     alias : str

@@ -1,6 +1,6 @@
 """Data fingerprints: a content hash of a frame, and its MLflow dataset input.
 
-The hash itself lives in :mod:`forecast._fingerprint` (free of MLflow, so saving a model
+The hash itself lives in :mod:`forecast.frames.fingerprint` (free of MLflow, so saving a model
 can record it); it is re-exported here.
 
 The hash covers what a forecaster sees: column names, the timestamps (as UTC nanoseconds
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from forecast import _validation as V
-from forecast._fingerprint import fingerprint
+from forecast.frames import validation as V
+from forecast.frames.fingerprint import fingerprint
 
 __all__ = ["dataset_input", "fingerprint", "to_flat_frame"]
 

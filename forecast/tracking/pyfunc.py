@@ -1,7 +1,7 @@
 """The MLflow pyfunc flavour of a fitted forecaster.
 
 The logged model holds no pickle: its data is the folder written by
-:func:`forecast.persistence.save` (``data/estimator``), and its MLmodel names this module as
+:func:`forecast.persistence.format.save` (``data/estimator``), and its MLmodel names this module as
 the loader, so ``mlflow.pyfunc.load_model`` calls :func:`_load_pyfunc`, which reads the folder
 with the checked loader :func:`forecast.persistence.load` (a tampered folder is refused before
 anything in it is parsed). :class:`ForecastModel` answers
@@ -13,7 +13,7 @@ the model's ``code`` folder on ``sys.path``): load MLflow models only from store
 
 How a request frame becomes the history (timestamps as index or ``timestamp`` column, converted
 to the fitted time zone; future covariates on the rows after the history) is in
-:mod:`forecast.tracking._inputs` (:func:`to_history`, :func:`split_future`, re-exported here).
+:mod:`forecast.frames.requests` (:func:`to_history`, :func:`split_future`, re-exported here).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 import mlflow.pyfunc
 import pandas as pd
 
-from forecast import _validation as V
-from forecast.tracking._inputs import TIMESTAMP_COLUMN, split_future, to_history
+from forecast.frames import validation as V
+from forecast.frames.requests import TIMESTAMP_COLUMN, split_future, to_history
 from forecast.tracking._store import use_store
 
 __all__ = [
@@ -64,7 +64,7 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
 
     def load_context(self, context) -> None:
         """Load the ``estimator`` folder artifact (on CUDA when present, else CPU)."""
-        from forecast.persistence import load
+        from forecast.persistence.format import load
 
         device = (context.model_config or {}).get("device")
         self.estimator = load(context.artifacts["estimator"], device=device)
@@ -77,7 +77,7 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
         ``params["quantiles"]`` (models that forecast quantiles): ``"all"`` or levels such
         as ``"0.1,0.9"`` add the columns ``<column>_q<level>``; ``"none"``: points only.
         """
-        from forecast._quantiles import parse_levels
+        from forecast.frames.quantiles import parse_levels
 
         horizon = (params or {}).get("horizon") or default_horizon(self.estimator)
         quantiles = parse_levels((params or {}).get("quantiles"))
@@ -100,7 +100,7 @@ class _LoadedModel:
 
 def _load_pyfunc(data_path: str, model_config: dict | None = None) -> _LoadedModel:
     """Load the saved model folder ``data_path`` (MLflow's loader-module entry point)."""
-    from forecast.persistence import load
+    from forecast.persistence.format import load
 
     model = ForecastModel()
     model.estimator = load(data_path, device=(model_config or {}).get("device"))
@@ -129,7 +129,7 @@ def model_signature(estimator: Any, horizon: int | None = None):
     specs = [ParamSpec("horizon", "long", h)]
     levels = estimator._quantile_levels() if hasattr(estimator, "_quantile_levels") else ()
     if levels:  # quantile columns are optional outputs, asked for by the "quantiles" param
-        from forecast._quantiles import quantile_column
+        from forecast.frames.quantiles import quantile_column
 
         names = [quantile_column(str(c), q) for c in estimator.columns_ for q in levels]
         outputs += [ColSpec("double", name, required=False) for name in names]
@@ -249,7 +249,7 @@ def log_model(
     """
     from mlflow.models import Model
 
-    from forecast.persistence import save
+    from forecast.persistence.format import save
     from forecast.tracking._store import client as make_client
 
     reason = unloggable_reason(estimator)

@@ -191,7 +191,7 @@ class MLflowTracker:
         estimator : BaseForecaster
             The estimator that was backtested; ``get_params()`` is logged.
         result : BacktestResult
-            From :func:`forecast.backtest.backtest`: its ``metrics`` table (the
+            From :func:`forecast.evaluation.backtest.backtest`: its ``metrics`` table (the
             ``"overall"`` row as ``mae``, ``rmse``..., with several targets each target's row
             as ``<metric>/<target>``),
             ``by_horizon`` and ``by_hour`` as metric curves (``<metric>_by_step``,

@@ -62,8 +62,13 @@ def cases() -> dict[str, tuple[str, dict, str]]:
         "gru-input-differences": ("GRUForecaster", dict(TINY, input_differences=True), "plain"),
         "gru-calendar-covariates": (
             "GRUForecaster",
-            dict(TINY, calendar=True, country="DE", timezone="Europe/Berlin",
-                 future_covariates=["temp", "forecast"]),
+            dict(
+                TINY,
+                calendar=True,
+                country="DE",
+                timezone="Europe/Berlin",
+                future_covariates=["temp", "forecast"],
+            ),
             "covariates",
         ),  # fmt: skip
         "gru-ensemble": ("GRUForecaster", dict(TINY, n_ensemble=2), "plain"),

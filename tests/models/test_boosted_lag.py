@@ -8,7 +8,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from forecast import backtest
 from forecast.models.baselines import BoostedLagForecaster, LinearLagForecaster
 from forecast.models.baselines import _trees as T
-from forecast.persistence import load, save
+from forecast.persistence.format import load, save
 
 SMALL = {"max_iter": 60, "min_samples_leaf": 20, "learning_rate": 0.1}
 

@@ -8,7 +8,7 @@ from sklearn.base import clone
 
 from forecast import load
 from forecast.models.recurrent import GRUForecaster
-from forecast.training import StepChangeLoss, masked_mae, masked_mse, training_loss
+from forecast.training.loop import StepChangeLoss, masked_mae, masked_mse, training_loss
 from tests.conftest import neural_families
 from tests.models.test_residual import walk, zero_weights
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from forecast import backtest
 from forecast.models.baselines import ExternalForecast
-from forecast.persistence import load, save
+from forecast.persistence.format import load, save
 
 
 def frame(load_values, forecast_values, start="2023-01-02"):

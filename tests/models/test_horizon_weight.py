@@ -9,9 +9,15 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from forecast.base import BaseForecaster
-from forecast.losses import LeadWeightedLoss, PinballLoss, lead_weights, masked_mse, training_loss
 from forecast.models.recurrent import GRUForecaster
 from forecast.models.transformer import TransformerForecaster
+from forecast.training.losses import (
+    LeadWeightedLoss,
+    PinballLoss,
+    lead_weights,
+    masked_mse,
+    training_loss,
+)
 
 TINY = dict(context_length=12, horizon=4, hidden_size=4, max_epochs=2, batch_size=32)
 

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.features import REGION_POPULATION
+from forecast.frames.calendar import REGION_POPULATION
 from forecast.models.baselines import LinearLagForecaster
 from forecast.models.baselines._direct import regressors
 

@@ -9,10 +9,10 @@ from sklearn.base import clone
 from torch import nn
 
 from forecast.base import SeriesArrays
-from forecast.callbacks import Callback
 from forecast.models._batching import rollout, training_data
 from forecast.models.neural import COMMON_PARAMS, NeuralForecaster, store_params
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
+from forecast.training.callbacks import Callback
 from tests.conftest import TINY_NEURAL, make_series, neural_families
 
 TINY = TINY_NEURAL

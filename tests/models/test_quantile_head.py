@@ -7,7 +7,7 @@ from sklearn.base import clone
 from forecast import GRUForecaster, LSTMForecaster, SeasonalNaive, TransformerForecaster
 from forecast.base import BaseForecaster
 from forecast.nn.heads import QuantileHead, monotone_quantiles
-from forecast.training import PinballLoss, masked_mse, training_loss
+from forecast.training.loop import PinballLoss, masked_mse, training_loss
 from tests.conftest import make_series
 
 TINY = {"context_length": 24, "horizon": 6, "hidden_size": 4, "max_epochs": 2, "random_state": 0}

@@ -112,7 +112,7 @@ def test_future_covariates_are_required_and_used():
 
 
 def test_calendar_features_on():
-    pytest.importorskip("forecast.features")
+    pytest.importorskip("forecast.frames.calendar")
     df = sine_frame(24 * 10, tz="Europe/Berlin")
     model = LSTMForecaster(calendar=True, country="DE", max_epochs=1, **TINY).fit(df)
     assert model.n_future_ > 0

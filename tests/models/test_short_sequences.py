@@ -8,9 +8,9 @@ import pytest
 
 from forecast.base import SeriesArrays
 from forecast.models._batching import training_data
-from forecast.models._split import held_out
 from forecast.models.baselines import Naive
 from forecast.models.recurrent import GRUForecaster
+from forecast.training.splits import held_out
 from tests.conftest import make_series
 
 TINY = dict(context_length=4, horizon=2, hidden_size=4, max_epochs=2, batch_size=8)

@@ -7,7 +7,7 @@ from sklearn.exceptions import NotFittedError
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.transformer import TransformerForecaster
-from forecast.optim import orthogonality_error
+from forecast.nn.orthogonal import orthogonality_error
 from tests.conftest import make_series
 
 TINY = dict(

@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from forecast.nn.orthogonal import OrthogonalRNN, random_orthogonal
-from forecast.optim import StiefelOptimizer, build_optimizer, orthogonality_error
+from forecast.nn.orthogonal import OrthogonalRNN, orthogonality_error, random_orthogonal
+from forecast.training.optim import StiefelOptimizer, build_optimizer
 
 
 def reference_recurrence(rnn: OrthogonalRNN, x, act):

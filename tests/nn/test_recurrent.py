@@ -11,7 +11,7 @@ from forecast.nn.recurrent import (
     LSTMEncoder,
     build_recurrent,
 )
-from forecast.training import detach_state
+from forecast.training.loop import detach_state
 
 CELLS = ["elman", "lstm", "gru"]
 

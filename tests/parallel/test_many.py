@@ -4,7 +4,7 @@ import pytest
 
 from forecast import GRUForecaster, LinearLagForecaster, SeasonalNaive, compare
 from forecast.parallel import fit_many
-from forecast.parallel._engine import chunks
+from forecast.parallel.engine import chunks
 from tests.conftest import make_series
 
 TINY = {"context_length": 12, "horizon": 4, "hidden_size": 4, "max_epochs": 1, "batch_size": 32}

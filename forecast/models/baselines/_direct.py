@@ -28,9 +28,9 @@ def day_table(days: np.ndarray, country: str | None) -> np.ndarray:
 
     Columns: weekday one-hot (Monday first, 7), day-of-year sine and cosine, then with a
     ``country``: population share on a public holiday, share on a bridge day, and the
-    Christmas period flag (see :mod:`forecast.features`).
+    Christmas period flag (see :mod:`forecast.frames.calendar`).
     """
-    from forecast.features import christmas_period, holiday_shares
+    from forecast.frames.calendar import christmas_period, holiday_shares
 
     days = np.asarray(days, dtype=np.int64)
     weekday = np.eye(7)[(days + 3) % 7]  # 1970-01-01 was a Thursday

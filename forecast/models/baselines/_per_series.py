@@ -18,8 +18,8 @@ import numbers
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from forecast import _validation as V
 from forecast.base import BaseForecaster, SeriesArrays
+from forecast.frames import validation as V
 from forecast.models.baselines._math import to_steps
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from forecast import _validation as V
+from forecast.frames import validation as V
 
 DAY_NS = 86_400 * 10**9
 

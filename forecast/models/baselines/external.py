@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from forecast import _validation as V
 from forecast.base import BaseForecaster, SeriesArrays
+from forecast.frames import validation as V
 from forecast.models.baselines._math import to_steps
 
 

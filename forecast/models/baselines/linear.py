@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from forecast import _validation as V
 from forecast.base import BaseForecaster, SeriesArrays
+from forecast.frames import validation as V
 from forecast.models.baselines import _direct as D
 from forecast.models.baselines import _wallclock as W
 from forecast.models.baselines._math import to_steps
@@ -54,7 +54,7 @@ class LinearLagForecaster(BaseForecaster):
     - with ``calendar=True``, day-level regressors of the target's local date: weekday
       (one-hot), day of year and, with a ``country``, the share of the population on a
       public holiday falling on a working day, on a Saturday, on a bridge day, and the
-      Christmas period (24 Dec - 1 Jan; :mod:`forecast.features`); the same holiday
+      Christmas period (24 Dec - 1 Jan; :mod:`forecast.frames.calendar`); the same holiday
       regressors of each seasonal source's date and of the dates of the newest and oldest
       lag (last week's Thursday, or yesterday, may have been a holiday);
     - declared ``future_covariates`` at the target time.

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
-from forecast import _validation as V
 from forecast.base import BaseForecaster, SeriesArrays
+from forecast.frames import validation as V
 from forecast.models.baselines import _wallclock as W
 from forecast.models.baselines._math import naive_forecast, seasonal_naive_forecast, to_steps
 

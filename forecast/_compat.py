@@ -1,0 +1,79 @@
+"""Module paths of version 0.1.0 that moved in the restructure, kept importable for a while.
+
+``import forecast.metrics`` or ``from forecast.spec import run_spec`` still work: the old
+name is an alias of the module at its new home (the same module object), and importing it
+warns with a :class:`DeprecationWarning` that names the new path. ``forecast.backtest`` and
+``forecast.compare`` stay the public functions; their modules are
+``forecast.evaluation.backtest`` and ``forecast.evaluation.compare``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
+import warnings
+
+MOVED = {  # old public module path -> new home
+    "forecast.backtest": "forecast.evaluation.backtest",
+    "forecast.compare": "forecast.evaluation.compare",
+    "forecast.metrics": "forecast.evaluation.metrics",
+    "forecast.plots": "forecast.evaluation.plots",
+    "forecast.motion_plots": "forecast.evaluation.motion_plots",
+    "forecast.features": "forecast.frames.calendar",
+    "forecast.io": "forecast.frames.io",
+    "forecast.windows": "forecast.training.windows",
+    "forecast.losses": "forecast.training.losses",
+    "forecast.optim": "forecast.training.optim",
+    "forecast.progress": "forecast.training.progress",
+    "forecast.callbacks": "forecast.training.callbacks",
+    "forecast.conformal": "forecast.probabilistic.conformal",
+    "forecast.ensemble": "forecast.combine.ensemble",
+    "forecast.blend": "forecast.combine.blend",
+    "forecast.spec": "forecast.specs.spec",
+    "forecast.demo": "forecast.specs.demo",
+    "forecast.parallel.sweep": "forecast.tuning.sweep",
+    "forecast.parallel.space": "forecast.specs.tune",
+    "forecast.parallel.batch_data": "forecast.batch.ray_data",
+    "forecast.parallel.backtests": "forecast.evaluation.ray_backtests",
+}
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the old names of :data:`MOVED` and loads them as their new modules."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in MOVED:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        new = MOVED[spec.name]
+        warnings.warn(
+            f"{spec.name} moved to {new} in forecast 0.2; import it from there",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return importlib.import_module(new)  # a fixed name from MOVED, never from input
+
+    def exec_module(self, module) -> None:  # the new module is already executed
+        pass
+
+
+class Package(types.ModuleType):
+    """The ``forecast`` package: a public function keeps its name when an alias is imported."""
+
+    def __setattr__(self, name: str, value) -> None:
+        current = self.__dict__.get(name)
+        if isinstance(value, types.ModuleType) and isinstance(current, types.FunctionType):
+            return  # ``import forecast.backtest`` leaves ``forecast.backtest`` the function
+        super().__setattr__(name, value)
+
+
+def install(package: types.ModuleType) -> None:
+    """Make the old module paths importable and protect ``package``'s public functions."""
+    if not any(isinstance(f, _Alias) for f in sys.meta_path):
+        sys.meta_path.append(_Alias())
+    package.__class__ = Package

@@ -1,0 +1,326 @@
+"""Forecast combination: the weighted mean of several estimators' forecasts.
+
+:class:`EnsembleForecaster` fits a clone of each member on the same data and forecasts the
+weighted mean of their point forecasts (in ``predict`` and ``predict_origins``), so it works
+wherever one estimator does: ``backtest``, ``compare``, experiment specs, saved folders.
+Members are ``(name, estimator)`` pairs as in scikit-learn's ``VotingRegressor``, so nested
+parameters read ``name__param``. With ``weights_by="hour"`` the weights are 24 rows, one per
+local clock hour of the target time (weights chosen by :func:`forecast.blend_weights`).
+(Not to be confused with :mod:`forecast.nn.ensemble`, the average over seeds inside one
+neural model.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.utils.metaestimators import _BaseComposition
+from sklearn.utils.validation import check_is_fitted
+
+from forecast.base import BaseForecaster, FrameLike
+from forecast.combine import weights as W
+from forecast.frames import validation as V
+from forecast.models.fit_cache import fit as fit_once
+from forecast.training.callbacks import EpochsOnly
+
+
+class EnsembleForecaster(BaseForecaster, _BaseComposition):
+    """Weighted mean of the point forecasts of several estimators.
+
+    Parameters
+    ----------
+    estimators : list of (str, BaseForecaster)
+        The members, each with a unique name that is a Python identifier without ``__``
+        (nested parameters read ``<name>__<param>``). They are cloned in ``fit``, never
+        changed. All members forecast the same target columns; each sees the covariate
+        columns it declares.
+    weights : sequence of float, 2-D array-like or DataFrame, optional
+        With ``weights_by=None``: one non-negative weight per member, not all zero. With
+        ``weights_by="hour"``: 24 rows (hours 0-23) of one weight per member, as a list of
+        lists, a 2-D array, or a DataFrame indexed by the hours 0-23 with one column per
+        member name; every row non-negative and not all zero. Normalised to sum to 1 (each
+        row). Default: equal weights. A saved model keeps lists (as
+        :func:`forecast.blend_weights` returns and specs give); arrays and DataFrames
+        cannot be saved.
+    weights_by : {None, "hour"}, default=None
+        None: one set of weights for every forecast value. ``"hour"``: each forecast value
+        is combined with the row of ``weights`` of the clock hour of its target time, in
+        the time zone of the fitted data (tz-aware data: the local hour, across daylight
+        saving changes too; naive data: the clock hour as given). A sub-hourly step uses
+        the hour it lies in; data sampled more coarsely than hourly is refused.
+
+    Attributes
+    ----------
+    estimators_ : list of BaseForecaster
+        The fitted clones, in the order of ``estimators``.
+    names_ : list of str
+        Their names.
+    named_estimators_ : dict
+        The fitted clones by name.
+    weights_ : ndarray of shape (n_members,) or (24, n_members)
+        The normalised weights (with ``weights_by="hour"``: row ``h`` for the hour ``h``).
+    columns_, freq_, tz_ : list, DateOffset, str or None
+        Targets, frequency and time zone of the fitted data (shared by all members).
+
+    Notes
+    -----
+    Only point forecasts are combined: ``quantiles=`` raises. For intervals around the
+    combined forecast, wrap the ensemble in :class:`forecast.ConformalForecaster`.
+
+    Examples
+    --------
+    >>> from forecast import EnsembleForecaster, Naive, SeasonalNaive
+    >>> model = EnsembleForecaster(
+    ...     [("last", Naive()), ("week", SeasonalNaive(season="7D"))], weights=[0.3, 0.7]
+    ... )
+    >>> fc = model.fit(df).predict(24)  # doctest: +SKIP
+
+    Weights per hour of day (here hours 0-5 and 22-23 lean on the weekly profile):
+
+    >>> hourly = [[0.2, 0.8]] * 6 + [[0.6, 0.4]] * 16 + [[0.2, 0.8]] * 2
+    >>> model.set_params(weights=hourly, weights_by="hour")  # doctest: +ELLIPSIS
+    EnsembleForecaster(...)
+    """
+
+    def __init__(
+        self,
+        estimators: list | None = None,
+        weights: Sequence | np.ndarray | pd.DataFrame | None = None,
+        weights_by: str | None = None,
+    ) -> None:
+        self.estimators = estimators
+        self.weights = weights
+        self.weights_by = weights_by
+
+    # ------------------------------------------------------------ parameters
+    def get_params(self, deep: bool = True) -> dict:
+        """Parameters, with each member's as ``<name>__<param>`` when ``deep``."""
+        return self._get_params("estimators", deep=deep)
+
+    def set_params(self, **params) -> EnsembleForecaster:
+        """Set parameters, members by name and their parameters as ``<name>__<param>``."""
+        self._set_params("estimators", **params)
+        return self
+
+    def _members(self) -> list[tuple[str, BaseForecaster]]:
+        members = self.estimators
+        if not isinstance(members, list | tuple) or not members:
+            raise TypeError(
+                f"estimators must be a non-empty list of (name, estimator) pairs, got {members!r}"
+            )
+        for i, pair in enumerate(members):
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise TypeError(f"estimators[{i}] must be a (name, estimator) pair, got {pair!r}")
+            name, est = pair
+            if not isinstance(name, str) or not name.isidentifier() or "__" in name:
+                raise ValueError(
+                    f"estimators[{i}]: name {name!r} must be a Python identifier without '__' "
+                    "(nested parameters read <name>__<param>)"
+                )
+            if not isinstance(est, BaseForecaster):
+                raise TypeError(
+                    f"estimators[{i}] ({name!r}) must be a forecast estimator (a "
+                    f"BaseForecaster), got {est!r}"
+                )
+        self._validate_names([name for name, _ in members])
+        return [tuple(pair) for pair in members]
+
+    def _normalised_weights(self) -> np.ndarray:
+        names = [name for name, _ in self._members()]
+        return W.check_weights(self.weights, self.weights_by, names)
+
+    def _check_params(self) -> None:
+        self._normalised_weights()
+
+    # ----------------------------------------------------------- delegation
+    def _covariate_names(self) -> tuple[list, list]:
+        future, past = [], []
+        for _, est in self._members():
+            f, p = est._covariate_names()
+            future += [c for c in f if c not in future]
+            past += [c for c in p if c not in past]
+        both = sorted(set(future) & set(past))
+        if both:
+            raise ValueError(
+                f"columns {both} are a future covariate of one member and a past covariate of "
+                "another: declare them the same way in every member"
+            )
+        return future, past
+
+    def _fitted(self) -> list[BaseForecaster]:
+        return getattr(self, "estimators_", None) or [est for _, est in self._members()]
+
+    def _min_history(self) -> int:
+        return max(est._min_history() for est in self._fitted())
+
+    def _quantile_levels(self) -> tuple[float, ...]:
+        return ()
+
+    @property
+    def named_estimators_(self) -> dict:
+        """The fitted members by name."""
+        check_is_fitted(self, "estimators_")
+        return dict(zip(self.names_, self.estimators_, strict=True))
+
+    @property
+    def train_tail_(self) -> dict:
+        """The longest history a member keeps for ``predict`` without history."""
+        tails = [est.train_tail_ for est in self.estimators_]
+        return max(tails, key=lambda t: sum(len(f) for f in t.values()))
+
+    def _own_columns(self, data, est: BaseForecaster):
+        """Drop from ``data`` the covariates only other members declare (a new container)."""
+        if data is None:
+            return None
+        future, past = self._covariate_names()
+        mine = set().union(*est._covariate_names())
+        drop = [c for c in future + past if c not in mine]
+        if not drop:
+            return data
+        if isinstance(data, dict):
+            return {k: f.drop(columns=[c for c in drop if c in f.columns]) for k, f in data.items()}
+        if isinstance(data, pd.DataFrame):
+            return data.drop(columns=[c for c in drop if c in data.columns])
+        return data  # the member's own validation reports the type
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: FrameLike, y: None = None, *, callbacks: list | None = None):
+        """Fit a clone of every member on ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame, long DataFrame or dict of DataFrames
+            As for the members' ``fit``; each member receives the targets and the
+            covariates it declares.
+        y : None
+            Ignored.
+        callbacks : list, optional
+            Told of the start and end of this fit (with the ensemble as the estimator) and
+            of the epochs of every member's fit.
+
+        Returns
+        -------
+        self
+        """
+        members = self._members()
+        weights = self._normalised_weights()
+        frames, _ = V.split_series(X, "X")  # container errors name X, not a member
+        W.check_hourly_data(frames, self.weights_by)
+        callbacks = list(callbacks or [])
+        for callback in callbacks:
+            callback.on_fit_start(self)
+        epochs = [EpochsOnly(c) for c in callbacks]
+        fitted = [fit_once(clone(est), self._own_columns(X, est), epochs) for _, est in members]
+        first = fitted[0]
+        for (name, _), est in zip(members[1:], fitted[1:], strict=True):
+            if list(est.columns_) != list(first.columns_):
+                raise ValueError(
+                    f"member {name!r} forecasts the columns {list(est.columns_)}, member "
+                    f"{members[0][0]!r} forecasts {list(first.columns_)}: members must share "
+                    "their target columns"
+                )
+        self.estimators_ = fitted
+        self.names_ = [name for name, _ in members]
+        self.weights_ = weights
+        self.columns_, self.freq_, self.tz_ = list(first.columns_), first.freq_, first.tz_
+        self.input_kind_, self.index_name_ = first.input_kind_, first.index_name_
+        self.future_covariates_, self.past_covariates_ = self._covariate_names()
+        for callback in callbacks:
+            callback.on_fit_end(self)
+        return self
+
+    # -------------------------------------------------------------- predict
+    def _refuse_quantiles(self, quantiles) -> None:
+        if quantiles is not None and quantiles is not False:
+            raise ValueError(
+                "EnsembleForecaster combines point forecasts only, not quantiles: drop "
+                "quantiles=, or wrap the ensemble in forecast.ConformalForecaster for intervals"
+            )
+
+    def predict(
+        self,
+        horizon: int = 1,
+        history: FrameLike | None = None,
+        future: FrameLike | None = None,
+        *,
+        quantiles: bool | tuple | None = None,
+        max_horizon: int | None = V.MAX_HORIZON,
+    ) -> FrameLike:
+        """Weighted mean of the members' forecasts.
+
+        Parameters and return value are those of
+        :meth:`forecast.base.BaseForecaster.predict`, except that ``quantiles`` must be
+        None or False.
+        """
+        check_is_fitted(self, "estimators_")
+        self._refuse_quantiles(quantiles)
+        forecasts = [
+            est.predict(
+                horizon,
+                history=self._own_columns(history, est),
+                future=future,
+                max_horizon=max_horizon,
+            )
+            for est in self.estimators_
+        ]
+        if isinstance(forecasts[0], dict):
+            return {k: self._combine([f[k] for f in forecasts]) for k in forecasts[0]}
+        return self._combine(forecasts)
+
+    def predict_origins(
+        self,
+        data: FrameLike,
+        origins: pd.DatetimeIndex | list,
+        horizon: int,
+        *,
+        quantiles: bool | tuple | None = None,
+        max_horizon: int | None = V.MAX_HORIZON,
+    ) -> pd.DataFrame:
+        """Weighted mean of the members' forecasts from many origins.
+
+        See :meth:`forecast.base.BaseForecaster.predict_origins`; ``quantiles`` must be
+        None or False.
+        """
+        check_is_fitted(self, "estimators_")
+        self._refuse_quantiles(quantiles)
+        forecasts = [
+            est.predict_origins(
+                self._own_columns(data, est), origins, horizon, max_horizon=max_horizon
+            )
+            for est in self.estimators_
+        ]
+        return self._combine(forecasts)
+
+    def _combine(self, forecasts: list[pd.DataFrame]) -> pd.DataFrame:
+        """``sum_i weights_[i] * forecast_i`` over the target columns, checked to align.
+
+        With weights per hour, each row takes the weights of its target time's hour.
+        """
+        names = self.names_
+        first, targets = forecasts[0], list(self.columns_)
+        keys = [c for c in first.columns if c not in targets]
+        for name, other in zip(names[1:], forecasts[1:], strict=True):
+            if not other.index.equals(first.index) or list(other.columns) != list(first.columns):
+                raise ValueError(
+                    f"member {name!r} returned a forecast with another index or columns than "
+                    f"member {names[0]!r} ({list(other.columns)} vs {list(first.columns)}, "
+                    f"{len(other)} vs {len(first)} rows): they cannot be averaged"
+                )
+            if keys and not other[keys].equals(first[keys]):
+                raise ValueError(
+                    f"member {name!r} returned forecasts for other origins, series or times "
+                    f"than member {names[0]!r}: they cannot be averaged"
+                )
+        weights = self.weights_  # (M,) or (24, M)
+        if weights.ndim == 2:
+            weights = weights[W.target_hours(first, V.TIME_COLUMN in keys)]  # (rows, M)
+            weights = weights.T[:, :, None]  # (M, rows, 1): one weight per row
+        total = np.zeros((len(first), len(targets)))
+        for w, forecast in zip(weights, forecasts, strict=True):
+            total = total + w * forecast[targets].to_numpy(dtype=float)
+        out = first.copy()
+        out[targets] = total
+        return out

@@ -1,0 +1,315 @@
+"""Read and write time-indexed frames as CSV or Parquet (chosen by file suffix).
+
+Timestamps with UTC offsets keep them: a file in one offset (``...+01:00`` throughout) is
+read in that fixed offset, a tz-aware Parquet column in its zone. Local time across a
+daylight-saving change has *two* offsets (``+02:00`` then ``+01:00``); such a file is read in
+the zone passed as ``timezone`` (the instants are exact; the zone only sets the wall clock),
+else in UTC, or it is refused with :class:`MixedOffsetsError` when asked to.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from forecast.frames.tables import read_csv_table, read_parquet_table
+from forecast.frames.timezones import check_timezone
+
+TIME_CANDIDATES = ("timestamp", "time", "datetime", "date", "timestamp_utc", "utc_timestamp")
+MIXED_OFFSETS = ("utc", "raise")
+
+# the UTC offset at the end of an ISO-8601 timestamp with a time part
+_OFFSET = r"\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)$"
+
+
+class MixedOffsetsError(ValueError):
+    """Timestamps with several UTC offsets (local time across DST) and no zone to read them in.
+
+    Attributes
+    ----------
+    where : str
+        What was read (file and column).
+    detail : str
+        The offsets found and the first change, such as ``"2 different UTC offsets (...)"``.
+    """
+
+    def __init__(self, where: str, detail: str):
+        self.where, self.detail = where, detail
+        super().__init__(
+            f"{where} has {detail}, as local time has across a daylight-saving change: pass "
+            "timezone= (CLI --timezone), e.g. 'Europe/Berlin', to read them in that zone"
+        )
+
+
+def read_frame(
+    path: str | os.PathLike,
+    time_column: str | None = None,
+    *,
+    timezone: str | None = None,
+    mixed_offsets: str = "utc",
+) -> pd.DataFrame:
+    """Read a CSV or Parquet file into a frame indexed by its time column.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv`` (optionally ``.gz``) or ``.parquet`` file.
+    time_column : str, optional
+        Column holding the timestamps; by default the first of ``timestamp``, ``time``,
+        ``datetime``, ``date``, ``timestamp_utc``, ``utc_timestamp`` present, or the
+        Parquet file's own DatetimeIndex.
+    timezone : str, optional
+        Zone to read the timestamps in, such as ``"Europe/Berlin"``: stamps with UTC
+        offsets (one or several) and tz-aware columns are converted to it. Timestamps
+        without an offset then raise a ValueError, as their instant is unknown.
+    mixed_offsets : {"utc", "raise"}, default="utc"
+        Without ``timezone``, stamps with several UTC offsets are read in UTC (``"utc"``)
+        or refused with :class:`MixedOffsetsError` (``"raise"``).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by a DatetimeIndex: tz-aware when the stamps carry an offset (in
+        ``timezone`` when given), naive otherwise.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a file.
+    ValueError
+        If the file cannot be read (empty, not UTF-8, unterminated quote, a row with more
+        fields than the header, damaged Parquet or gzip), has no time column or a value
+        that is not a timestamp. The message names the file and, where known, the line.
+    """
+    if mixed_offsets not in MIXED_OFFSETS:
+        raise ValueError(f"mixed_offsets must be one of {MIXED_OFFSETS}, got {mixed_offsets!r}")
+    if timezone is not None:
+        check_timezone(timezone)
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"input file {path} does not exist")
+    suffixes = [s.lower() for s in path.suffixes]
+    if ".parquet" in suffixes or ".pq" in suffixes:
+        frame = read_parquet_table(path)
+    elif ".csv" in suffixes:
+        frame = read_csv_table(path)
+    else:
+        raise ValueError(f"{path}: unknown file type {path.suffix!r}; expected .csv or .parquet")
+    if isinstance(frame.index, pd.DatetimeIndex) and time_column is None:
+        index = _in_zone(frame.index, timezone, f"{path}: the index")
+        return frame if index is frame.index else frame.set_axis(index, axis=0)
+    column = time_column or next((c for c in TIME_CANDIDATES if c in frame.columns), None)
+    if column is None or column not in frame.columns:
+        raise ValueError(
+            f"{path}: no time column; pass time_column= one of {list(frame.columns)} "
+            f"(looked for {list(TIME_CANDIDATES) if time_column is None else [time_column]})"
+        )
+    stamps = parse_timestamps(
+        frame[column], timezone, mixed_offsets, where=f"{path}: column {column!r}"
+    )
+    return frame.drop(columns=column).set_index(stamps.rename(column))
+
+
+def parse_timestamps(
+    values: pd.Series,
+    timezone: str | None = None,
+    mixed_offsets: str = "utc",
+    where: str = "timestamps",
+) -> pd.DatetimeIndex:
+    """Parse ISO-8601 strings (or datetimes) into a DatetimeIndex, keeping UTC offsets.
+
+    Parameters
+    ----------
+    values : Series
+        Strings such as ``2023-10-29T02:00+01:00`` or a datetime column.
+    timezone : str, optional
+        Zone to convert the parsed stamps to (see :func:`read_frame`).
+    mixed_offsets : {"utc", "raise"}, default="utc"
+        What to do with several offsets and no ``timezone`` (see :func:`read_frame`).
+    where : str
+        What ``values`` are, for messages (such as ``"in.csv: column 'timestamp'"``).
+
+    Returns
+    -------
+    DatetimeIndex
+    """
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        return _in_zone(pd.DatetimeIndex(values), timezone, where)
+    try:
+        stamps = pd.to_datetime(values, format="ISO8601")  # naive, or one offset
+    except (ValueError, TypeError):
+        try:
+            stamps = pd.to_datetime(values, utc=True, format="ISO8601")
+        except (ValueError, TypeError):
+            bad = _unparsable(values)
+            raise ValueError(f"{where} has a value that is not a timestamp: {bad}") from None
+        offsets = values.astype(str).str.strip().str.extract(_OFFSET)[0]
+        naive = offsets.isna() & values.notna()
+        if naive.any():  # utc=True would read the stamps without offset as UTC
+            row = int(naive.to_numpy().argmax())
+            raise ValueError(
+                f"{where} mixes timestamps with and without a UTC offset, the first without "
+                f"at row {row}: {values.iloc[row]!r}"
+            ) from None
+        if timezone is None and mixed_offsets == "raise":
+            raise _mixed_offsets(values, offsets, where) from None
+    return _in_zone(pd.DatetimeIndex(stamps), timezone, where)
+
+
+def _mixed_offsets(values: pd.Series, offsets: pd.Series, where: str) -> MixedOffsetsError:
+    known = offsets.notna().to_numpy().nonzero()[0]  # positions of stamps with an offset
+    found = offsets.iloc[known].str.upper().to_numpy()
+    first = ""
+    change = (found != found[0]).nonzero()[0]
+    if len(change):
+        before, after = known[change[0] - 1], known[change[0]]
+        first = f"; {values.iloc[before]!r} is followed by {values.iloc[after]!r}"
+    distinct = list(dict.fromkeys(found))
+    return MixedOffsetsError(
+        where, f"{len(distinct)} different UTC offsets ({', '.join(distinct)}{first})"
+    )
+
+
+def _in_zone(stamps: pd.DatetimeIndex, timezone: str | None, where: str) -> pd.DatetimeIndex:
+    if timezone is None:
+        return stamps
+    if stamps.tz is None:
+        raise ValueError(
+            f"{where} has timestamps without a UTC offset (such as {str(stamps[0])!r}), so "
+            f"they cannot be read in {timezone}: write them with offsets "
+            "(2023-03-26T03:00+02:00 or 2023-03-26T01:00Z)"
+        )
+    return stamps.tz_convert(timezone)
+
+
+def _unparsable(values: pd.Series) -> str:
+    """Return the first value that is not an ISO-8601 timestamp and its row (from 0)."""
+    parsed = pd.to_datetime(values, format="ISO8601", errors="coerce", utc=True)
+    bad = (parsed.isna() & values.notna()).to_numpy()
+    if not bad.any():
+        return "a mix of values pandas cannot read together"
+    row = int(bad.argmax())
+    return f"{values.iloc[row]!r} at row {row}"
+
+
+def write_frame(
+    frame: pd.DataFrame, path: str | os.PathLike, index_label: str = "timestamp"
+) -> Path:
+    """Write ``frame`` to CSV or Parquet atomically (see :func:`write_table`).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Frame to write; a DatetimeIndex is written as the column ``index_label``, any
+        other index is dropped (long frames carry their time as a column).
+    path : str or path-like
+        Target file, ``.csv`` or ``.parquet``.
+    index_label : str
+        Column name of the index in the file.
+
+    Returns
+    -------
+    Path
+        The written file.
+    """
+    table = frame
+    if isinstance(frame.index, pd.DatetimeIndex):
+        table = frame.rename_axis(index_label).reset_index()
+    return write_table(table.reset_index(drop=True), path)
+
+
+def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
+    """Write ``table`` (its index dropped) to CSV or Parquet, atomically and deterministically.
+
+    The file is written to a temporary file in the target folder, synced, and moved into
+    place with ``os.replace``: a crash never leaves a half-written file at ``path``. Parquet
+    is written with pyarrow without time-dependent metadata, CSV with pandas' default float
+    formatting and timestamps in ISO 8601 with their UTC offset
+    (``2023-03-26T03:00:00+02:00``), so equal tables give byte-identical files.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The rows and columns to write.
+    path : str or path-like
+        Target file, ``.csv`` or ``.parquet``.
+
+    Returns
+    -------
+    Path
+        The written file.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise ValueError(f"{path}: unknown output type {suffix!r}; expected .csv or .parquet")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if suffix == ".parquet":
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
+                with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
+                    warnings.filterwarnings("ignore", "Series.values")  # API pandas 3.1 deprecates
+                    try:
+                        arrow = pa.Table.from_pandas(table, preserve_index=False)
+                    except pa.ArrowException as err:  # names the column, not the file
+                        kind = TypeError if isinstance(err, TypeError) else ValueError
+                        raise kind(f"{path}: cannot write as Parquet: {err}") from err
+                pq.write_table(arrow, fh)
+            else:
+                fh.write(csv_text(table).encode())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def csv_text(table: pd.DataFrame) -> str:
+    """Return ``table`` as CSV text: no index, Unix line ends, ISO-8601 timestamps.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows and columns to write; datetime columns become ``2023-03-26T03:00:00+02:00``.
+
+    Returns
+    -------
+    str
+    """
+    return _iso_timestamps(table).to_csv(index=False, lineterminator="\n")
+
+
+def _iso_timestamps(table: pd.DataFrame) -> pd.DataFrame:
+    """Return ``table`` with its datetime columns as ISO-8601 text (``T``, ``+01:00``)."""
+    columns = [c for c in table.columns if pd.api.types.is_datetime64_any_dtype(table[c].dtype)]
+    if not columns:
+        return table
+    out = table.copy()
+    for column in columns:
+        stamps = table[column]
+        if ((stamps.dt.microsecond != 0) | (stamps.dt.nanosecond != 0)).any():
+            out[column] = stamps.map(lambda t: None if pd.isna(t) else t.isoformat())
+            continue
+        text = stamps.dt.strftime("%Y-%m-%dT%H:%M:%S")
+        if stamps.dt.tz is not None:
+            offset = stamps.dt.strftime("%z")  # +0100
+            text = text + offset.str[:3] + ":" + offset.str[3:]
+        out[column] = text
+    return out
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

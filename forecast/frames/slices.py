@@ -1,0 +1,51 @@
+"""Slices of the series of a fit, and the actual values a forecast frame is scored on.
+
+Shared by the meta-estimators (conformal calibration, ensembles) that fit inner estimators
+on parts of the caller's series.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from forecast.frames import validation as V
+
+
+def union_index(frames: dict) -> pd.DatetimeIndex:
+    """Union of the series' timestamps (each index checked)."""
+    index = None
+    for key, frame in frames.items():
+        V.check_index(frame, key)
+        index = frame.index if index is None else index.union(frame.index)
+    return index
+
+
+def slice_series(frames: dict, kind: str, lo, hi):
+    """Rows ``lo <= time <= hi`` of every series, in the container the data came in."""
+    parts = {key: frame.loc[lo:hi] for key, frame in frames.items()}
+    if kind == "frame":
+        return parts[None]
+    return parts if kind == "dict" else V.join_series(parts, "long")
+
+
+def series_index(pred: pd.DataFrame, kind: str, keys: list) -> np.ndarray:
+    """Position in ``keys`` of the series of every row of a ``predict_origins`` frame."""
+    if kind == "frame" or V.ID_COLUMN not in pred:
+        return np.zeros(len(pred), dtype=np.int64)
+    lookup = {key: i for i, key in enumerate(keys)}
+    missing = set(pred[V.ID_COLUMN]) - set(lookup)
+    if missing:
+        raise ValueError(f"series {sorted(missing, key=str)} were not calibrated")
+    return pred[V.ID_COLUMN].map(lookup).to_numpy(dtype=np.int64)
+
+
+def actuals(pred: pd.DataFrame, frames: dict, kind: str, columns: list) -> np.ndarray:
+    """Actual values ``(rows, columns)`` at the forecast timestamps (NaN where missing)."""
+    truth = np.full((len(pred), len(columns)), np.nan)
+    times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
+    for key, frame in frames.items():
+        rows = np.arange(len(pred)) if kind == "frame" else np.flatnonzero(pred[V.ID_COLUMN] == key)
+        frame = frame.set_axis(V.align_tz(frame.index, times.tz and str(times.tz), key, "data"))
+        truth[rows] = frame[columns].reindex(times[rows]).to_numpy(dtype=float)
+    return truth

@@ -1,0 +1,409 @@
+"""Save a fitted estimator to a folder and load it back, on any device.
+
+A saved folder is data, never code: nothing in it is unpickled and no class or module is
+named by it. Folder layout (format 2.0):
+
+``meta.json``
+    the manifest: format version, the estimator's registry name (see
+    :func:`forecast.register_estimator`), forecast/torch/Python versions, save time, the
+    names of the torch modules, a fingerprint of the history the model keeps, and the size
+    and SHA-256 of every other file. Loading checks it before parsing anything else.
+``params.json``
+    ``get_params()`` as typed JSON (tuples stay tuples).
+``fitted.json``
+    the fitted attributes (names ending in ``_``: columns, frequency, time zone, scalers,
+    the history tail kept for prediction, training history, baseline parameters) as a
+    typed JSON tree of a closed set of types (see :mod:`forecast.persistence.serialize`).
+``fitted.npz``
+    the numeric arrays that tree refers to, read with ``allow_pickle=False``.
+``weights.safetensors``
+    (neural models) the ``state_dict()`` of every fitted torch module, in safetensors.
+
+Meta-estimators (:class:`forecast.ConformalForecaster`) nest estimators: a parameter that is
+an estimator is stored in ``params.json`` as its registry name and parameters (listed under
+``"estimator_params"`` in the manifest), and a fitted attribute that is an estimator is
+saved as a subfolder of the same format named after the attribute (``estimator_/``), whose
+``meta.json`` SHA-256 the parent manifest pins under ``"nested"``. Lists work the same way
+(:class:`forecast.EnsembleForecaster`): a parameter that is a list of ``(name, estimator)``
+pairs is stored as a list of ``[name, nested estimator]`` and listed under
+``"estimator_params"`` too, and a fitted attribute that is a list of estimators is saved as
+numbered subfolders (``estimators_/0/``, ``estimators_/1/``, ...) pinned in order by a list
+of SHA-256 under ``"nested"``.
+
+Estimators with torch modules implement ``_build_module()``, which rebuilds the modules
+from fitted attributes alone; loading fills them from the weights. Loading rejects a folder
+that does not match its manifest, parameters the class does not take or rejects (its
+``_check_params``/``_spec``), and a class other than the one asked for.
+
+``pickle.dumps(estimator)`` also works, as in scikit-learn, but a pickle runs code when
+loaded: unpickle only what you produced yourself, and share models as saved folders.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.utils.validation import check_is_fitted
+
+from forecast._version import __version__
+from forecast.persistence.atomic import write_folder
+from forecast.persistence.manifest import (
+    MANIFEST,
+    ModelFormatError,
+    build_manifest,
+    manifest_bytes,
+    sha256,
+)
+from forecast.persistence.manifest import read_verified as _read_verified
+from forecast.persistence.registry import estimator_class, estimator_name, is_forecaster
+from forecast.persistence.serialize import arrays_from_bytes, arrays_to_bytes, decode, encode
+from forecast.training.device import resolve_device
+
+__all__ = ["ModelFormatError", "load", "save"]
+
+PARAMS, FITTED, ARRAYS, WEIGHTS = "params.json", "fitted.json", "fitted.npz", "weights.safetensors"
+_ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
+_PARAM_CHECKS = ("_check_params", "_spec")  # the class's own parameter validation, if any
+
+
+def _json(value: Any) -> bytes:
+    return (json.dumps(value, indent=1, allow_nan=False) + "\n").encode()
+
+
+def _fitted_attributes(estimator) -> dict:
+    return {k: v for k, v in vars(estimator).items() if _ATTRIBUTE.fullmatch(k)}
+
+
+def _weights(modules: dict[str, torch.nn.Module]) -> bytes:
+    from safetensors.torch import save as to_safetensors
+
+    tensors = {}
+    for name, module in modules.items():
+        for key, value in module.state_dict().items():
+            if not isinstance(value, torch.Tensor):
+                raise TypeError(f"cannot save {name}: state entry {key!r} is not a tensor")
+            tensors[f"{name}.{key}"] = value.detach().cpu().contiguous().clone()
+    return to_safetensors(tensors)
+
+
+def _history_summary(estimator) -> dict | None:
+    """Fingerprint of the history kept for ``predict`` (``train_tail_``)."""
+    tails = getattr(estimator, "train_tail_", None)
+    if not isinstance(tails, dict) or not any(len(f) for f in tails.values()):
+        return None
+    from forecast.frames.fingerprint import fingerprint
+
+    single = getattr(estimator, "input_kind_", None) == "frame" and list(tails) == [None]
+    return {
+        "sha256": fingerprint(tails[None] if single else tails),
+        "series": len(tails),
+        "rows": int(sum(len(f) for f in tails.values())),
+        "start": str(min(f.index[0] for f in tails.values() if len(f))),
+        "end": str(max(f.index[-1] for f in tails.values() if len(f))),
+    }
+
+
+def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    """Save a fitted estimator to the folder ``path``.
+
+    Parameters
+    ----------
+    estimator : BaseForecaster
+        A fitted estimator of a registered class.
+    path : str or path-like
+        Target folder. Missing parent folders are created; the folder and its files get the
+        usual permissions of the user's umask.
+    overwrite : bool, default=False
+        Replace an existing saved model folder (atomically; an empty folder is replaced
+        too). A file or any other folder at ``path`` is never replaced.
+
+    Returns
+    -------
+    Path
+        The folder written.
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` exists and ``overwrite`` is False, or it is not a saved model folder.
+    TypeError
+        If the class is not registered, or a parameter or fitted attribute has a type a
+        saved folder cannot hold (the message names it). Nothing is written then.
+    """
+    path = Path(path)
+    files, _ = _folder_files(estimator)
+    write_folder(path, files, replace=_replaceable if overwrite else _refuse)
+    return path
+
+
+def _params_tree(estimator) -> tuple[dict, list]:
+    """``params.json`` content; names of the parameters that are estimators."""
+    raw, nested = _raw_params(estimator)
+    return {k: encode(v, f"parameter {k!r}") for k, v in raw.items()}, nested
+
+
+def _raw_params(estimator) -> tuple[dict, list]:
+    """``get_params(deep=False)`` with nested estimators as name/params/nested dicts."""
+
+    def entry(v) -> dict:
+        inner, inner_nested = _raw_params(v)
+        return {"estimator": estimator_name(type(v)), "params": inner, "nested": inner_nested}
+
+    params, nested = {}, []
+    for k, v in estimator.get_params(deep=False).items():
+        if is_forecaster(v):
+            v = entry(v)
+            nested.append(k)
+        elif _is_named_list(v):
+            v = [(name, entry(inner)) for name, inner in v]
+            nested.append(k)
+        params[k] = v
+    return params, nested
+
+
+def _is_named_list(value) -> bool:
+    """Tell whether ``value`` is a non-empty list of ``(name, estimator)`` pairs."""
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(
+            isinstance(p, tuple | list)
+            and len(p) == 2
+            and isinstance(p[0], str)
+            and is_forecaster(p[1])
+            for p in value
+        )
+    )
+
+
+def _is_estimator_list(value) -> bool:
+    return type(value) is list and bool(value) and all(is_forecaster(v) for v in value)
+
+
+def _folder_files(estimator) -> tuple[dict, bytes]:
+    """Files of the saved folder of ``estimator`` (subfolders as dicts), and its manifest."""
+    check_is_fitted(estimator, "columns_")
+    name = estimator_name(type(estimator))
+    params, estimator_params = _params_tree(estimator)
+    fitted = _fitted_attributes(estimator)
+    modules = {k: v for k, v in fitted.items() if isinstance(v, torch.nn.Module)}
+    inner = {k: v for k, v in fitted.items() if is_forecaster(v) or _is_estimator_list(v)}
+    arrays: dict[str, np.ndarray] = {}
+    state = {k: encode(v, k, arrays) for k, v in fitted.items() if k not in modules | inner}
+    files: dict = {PARAMS: _json(params), FITTED: _json(state), ARRAYS: arrays_to_bytes(arrays)}
+    if modules:
+        files[WEIGHTS] = _weights(modules)
+    subfolders, pins = {}, {}
+    for attr, value in sorted(inner.items()):
+        if isinstance(value, list):  # attr/0/, attr/1/, ... pinned in order
+            subfolders[attr], pins[attr] = {}, []
+            for i, member in enumerate(value):
+                subfolders[attr][str(i)], sub_manifest = _folder_files(member)
+                pins[attr].append(sha256(sub_manifest))
+        else:
+            subfolders[attr], sub_manifest = _folder_files(value)
+            pins[attr] = sha256(sub_manifest)
+    manifest = build_manifest(
+        files,
+        estimator=name,
+        forecast_version=__version__,
+        torch_version=torch.__version__,
+        python_version=platform.python_version(),
+        saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        modules=sorted(modules),
+        history=_history_summary(estimator),
+        **({"estimator_params": estimator_params} if estimator_params else {}),
+        **({"nested": pins} if pins else {}),
+    )
+    files[MANIFEST] = manifest_bytes(manifest)
+    return {**files, **subfolders}, files[MANIFEST]
+
+
+def _refuse(path: Path) -> None:
+    raise FileExistsError(f"{path} exists: pass overwrite=True to replace a saved model folder")
+
+
+def _replaceable(path: Path) -> None:
+    if not path.is_dir():
+        raise FileExistsError(f"{path} is a file, not a saved model folder: not overwriting it")
+    if not (path / MANIFEST).is_file() and any(path.iterdir()):
+        raise FileExistsError(
+            f"{path} is a folder but not a saved model folder (no {MANIFEST}): not overwriting it"
+        )
+
+
+def _read_tree(files: dict[str, bytes], name: str, path: Path, arrays=None) -> dict:
+    try:
+        tree = json.loads(files[name])
+        if type(tree) is not dict:
+            raise ValueError("expected a JSON object of name: value")
+        return {k: decode(v, arrays, k) for k, v in tree.items()}
+    except (KeyError, ValueError, TypeError, UnicodeDecodeError, RecursionError) as err:
+        raise ModelFormatError(f"{path / name}: {err}") from err
+
+
+def _restore_modules(estimator, names: list, data: bytes, path: Path, device: str) -> None:
+    from safetensors.torch import load as from_safetensors
+
+    where = path / WEIGHTS
+    try:
+        tensors = from_safetensors(data)
+    except Exception as err:  # safetensors raises its own error types
+        raise ModelFormatError(f"{where}: not a readable safetensors file ({err})") from err
+    states: dict[str, dict] = {n: {} for n in names}
+    for key, tensor in tensors.items():
+        module, _, rest = key.partition(".")
+        if module not in states:
+            raise ModelFormatError(f"{where}: tensor {key!r} belongs to no module in {names}")
+        states[module][rest] = tensor
+    try:
+        estimator._build_module()
+        for name in names:
+            module = getattr(estimator, name)
+            module.load_state_dict(states[name])
+            module.to(device)
+            module.eval()
+    except (AttributeError, RuntimeError, TypeError, ValueError) as err:
+        raise ModelFormatError(f"{where}: the weights do not fit the model ({err})") from err
+    estimator.device_ = device
+
+
+def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None = None):
+    """Load an estimator saved with :func:`save`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Folder written by :func:`save`.
+    device : str, optional
+        Device for torch modules: ``"auto"`` (default: CUDA when present, else CPU),
+        ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+    cls : type, optional
+        Expected class: the folder must hold an instance of it or of a subclass.
+
+    Returns
+    -------
+    BaseForecaster
+        The fitted estimator.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a saved model folder.
+    ModelFormatError
+        If the folder does not match its manifest, has an unsupported format, or holds
+        parameters or state the class rejects (a ``ValueError``; the message names the file).
+    TypeError
+        If the folder holds another class than ``cls``.
+    ValueError
+        If ``device`` is unknown or CUDA is requested but not available.
+    """
+    return _load(Path(path), resolve_device(device), cls, None)
+
+
+def _load(path: Path, target: str, cls: type | None, expected: str | None):
+    manifest, files = _read_verified(path, {PARAMS, FITTED, ARRAYS, WEIGHTS}, expected)
+    where = path / MANIFEST
+    for name in (PARAMS, FITTED, ARRAYS):
+        if name not in files:
+            raise ModelFormatError(f"{path / name}: missing from the folder and from {MANIFEST}")
+    try:
+        found = estimator_class(manifest.get("estimator"))
+    except ValueError as err:
+        raise ModelFormatError(f"{where}: {err}") from err
+    if cls is not None and not issubclass(found, cls):
+        raise TypeError(
+            f"{path} holds a {found.__name__}, not a {cls.__name__}: load it with "
+            f"{found.__name__}.load or forecast.load"
+        )
+    modules = manifest.get("modules") or []
+    if not isinstance(modules, list) or not all(
+        isinstance(m, str) and _ATTRIBUTE.fullmatch(m) for m in modules
+    ):
+        raise ModelFormatError(f"{where}: 'modules' must be a list of attribute names")
+    if bool(modules) != (WEIGHTS in files):
+        raise ModelFormatError(
+            f"{where}: 'modules' {modules} do not match the files {sorted(files)}"
+        )
+    estimator = _rebuild(found, files, path, manifest, target)
+    if modules:
+        _restore_modules(estimator, modules, files[WEIGHTS], path, target)
+    return estimator
+
+
+def _construct(cls: type, params: dict, nested: list, where: Path):
+    """``cls(**params)`` after checking the names; nested estimator parameters rebuilt first."""
+    if not isinstance(nested, list) or not set(nested) <= set(params):
+        raise ModelFormatError(f"{where}: 'estimator_params' must list parameters of the model")
+    unknown = sorted(set(params) - set(cls._get_param_names()))
+    if unknown:
+        raise ModelFormatError(f"{where}: {cls.__name__} takes no parameters {unknown}")
+    params = dict(params)
+    for key in nested:
+        entry = params[key]
+        if isinstance(entry, list):  # (name, estimator) pairs
+            if not entry or not all(
+                isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in entry
+            ):
+                raise ModelFormatError(
+                    f"{where}: parameter {key!r} is not a list of (name, estimator) pairs"
+                )
+            params[key] = [
+                (name, _nested(value, f"{key}[{name!r}]", where)) for name, value in entry
+            ]
+        else:
+            params[key] = _nested(entry, key, where)
+    return cls(**params)
+
+
+def _nested(entry, key: str, where: Path):
+    """Build the estimator a nested-estimator entry of params.json describes."""
+    if not isinstance(entry, dict) or set(entry) != {"estimator", "params", "nested"}:
+        raise ModelFormatError(f"{where}: parameter {key!r} is not a nested estimator")
+    try:
+        inner = estimator_class(entry["estimator"])
+    except ValueError as err:
+        raise ModelFormatError(f"{where}: parameter {key!r}: {err}") from err
+    if not isinstance(entry["params"], dict):
+        raise ModelFormatError(f"{where}: parameter {key!r} has no parameter dict")
+    return _construct(inner, entry["params"], entry["nested"], where)
+
+
+def _rebuild(cls: type, files: dict[str, bytes], path: Path, manifest: dict, device: str):
+    """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
+    params = _read_tree(files, PARAMS, path)
+    nested = manifest.get("estimator_params") or []
+    estimator = _construct(cls, params, nested, path / PARAMS)
+    arrays = _read_arrays(files, path)
+    for name, value in _read_tree(files, FITTED, path, arrays).items():
+        if not _ATTRIBUTE.fullmatch(name) or name in params:
+            raise ModelFormatError(f"{path / FITTED}: {name!r} is not a fitted attribute name")
+        setattr(estimator, name, value)
+    for name, pin in (manifest.get("nested") or {}).items():
+        if isinstance(pin, list):
+            value = [_load(path / name / str(i), device, None, p) for i, p in enumerate(pin)]
+        else:
+            value = _load(path / name, device, None, pin)
+        setattr(estimator, name, value)
+    for check in _PARAM_CHECKS:
+        if hasattr(estimator, check):
+            try:
+                getattr(estimator, check)()
+            except (ValueError, TypeError) as err:
+                raise ModelFormatError(f"{path / PARAMS}: {err}") from err
+    return estimator
+
+
+def _read_arrays(files: dict[str, bytes], path: Path) -> dict[str, np.ndarray]:
+    try:
+        return arrays_from_bytes(files[ARRAYS])
+    except (KeyError, ValueError, OSError, EOFError) as err:
+        raise ModelFormatError(f"{path / ARRAYS}: not a readable npz file ({err})") from err

@@ -1,0 +1,406 @@
+"""One model-agnostic training loop for every neural forecaster.
+
+It knows devices, batches, truncated BPTT (carry the state, detach it at each chunk
+boundary), gradient clipping, learning-rate schedules, early stopping with best-weights
+restore, checkpoints and callbacks; it knows nothing of pandas or of a network's insides
+beyond ``net(x, future) -> (forecast, state)`` and ``net.forward_steps`` for chunks.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from forecast.training.accumulate import accumulate_batch
+from forecast.training.accumulate import detach_state as detach_state  # public here since ever
+from forecast.training.losses import (  # noqa: F401  (public here before forecast.training.losses)
+    LOSSES,
+    PinballLoss,
+    StepChangeLoss,
+    masked_mae,
+    masked_mean,
+    masked_mse,
+    training_loss,
+)
+from forecast.training.optim import build_optimizer
+from forecast.training.windows import StreamChunks, WindowDataset, even_slices
+
+SCHEDULERS = (None, "cosine", "plateau", "step")
+CHECKPOINT_FILE = "checkpoint.pt"
+
+
+@contextmanager
+def seeded(seed: int, device: str) -> Iterator[np.random.Generator]:
+    """Seed torch's RNG inside a fork (the global state is restored on exit).
+
+    Yields the numpy Generator derived from the same seed, for data order.
+    """
+    devices = list(range(torch.cuda.device_count())) if device.startswith("cuda") else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield np.random.default_rng(seed)
+
+
+def optimizer_step(
+    net: nn.Module, optimizer: torch.optim.Optimizer, loss: Tensor, clip: float | None
+) -> None:
+    """Backpropagate ``loss``, clip the gradient norm over all parameters, step."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    clip_and_step(net, optimizer, clip)
+
+
+def clip_and_step(net: nn.Module, optimizer: torch.optim.Optimizer, clip: float | None) -> None:
+    """Clip the gradient norm over all parameters (unless ``clip`` is falsy), then step."""
+    if clip:
+        nn.utils.clip_grad_norm_(net.parameters(), clip)
+    optimizer.step()
+
+
+def run_epoch(
+    net: nn.Module,
+    data: WindowDataset | StreamChunks,
+    optimizer: torch.optim.Optimizer,
+    batch_size: int,
+    clip: float | None,
+    rng: np.random.Generator | None,
+    loss_fn: Callable = masked_mse,
+    micro_batch_size: int | None = None,
+) -> float:
+    """One pass over ``data``; returns the mean training loss (``loss_fn``).
+
+    Each batch is one optimisation step. With ``micro_batch_size`` the network reads it in
+    even slices of at most that many windows (streams) and the slices' gradients add up to
+    the batch's (:func:`forecast.training.accumulate.accumulate_batch`) before one clip and step.
+    """
+    net.train()
+    total, count, state = None, 0, None
+    for batch in data.batches(batch_size, rng):
+        if data.stateful and batch.reset:
+            state = None
+        optimizer.zero_grad(set_to_none=True)
+        loss, n, state = accumulate_batch(
+            net, batch, loss_fn, micro_batch_size, state, stateful=data.stateful
+        )
+        clip_and_step(net, optimizer, clip)
+        total = loss * n if total is None else total + loss * n
+        count += n
+    return float(total / count) if total is not None else math.nan
+
+
+@torch.no_grad()
+def evaluate(
+    net: nn.Module,
+    data: WindowDataset,
+    batch_size: int,
+    loss_fn: Callable = masked_mse,
+    chunk: int | None = None,
+) -> float:
+    """Mean loss (``loss_fn``, default squared error) of ``net`` on sliding windows.
+
+    The loss is averaged over batches of ``batch_size`` windows; the network reads each
+    batch in slices of at most ``chunk`` windows (all at once when None), so the
+    activations held at a time are those of ``chunk`` windows while the loss, reduced over
+    the same batches, stays the same.
+    """
+    net.eval()
+    total, count = 0.0, 0
+    for batch in data.batches(batch_size):
+        parts = even_slices(len(batch.x), chunk or len(batch.x))
+        pred = torch.cat(
+            [net(batch.x[s], None if batch.future is None else batch.future[s])[0] for s in parts]
+        )  # (B, h, C) or (B, h, C, Q)
+        total += float(loss_fn(pred, batch.y)) * len(batch.x)
+        count += len(batch.x)
+    return total / count if count else math.nan
+
+
+def build_scheduler(
+    name: str | None, optimizer: torch.optim.Optimizer, max_epochs: int, patience: int | None
+):
+    """Learning-rate schedule stepped once per epoch: None, cosine, plateau or step."""
+    if name is None:
+        return None
+    if name == "cosine":
+        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(1, max_epochs))
+    if name == "plateau":
+        wait = max(1, (patience or 4) // 2)
+        return torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=wait)
+    if name == "step":
+        return torch.optim.lr_scheduler.StepLR(
+            optimizer, step_size=max(1, max_epochs // 3), gamma=0.1
+        )
+    raise ValueError(f"lr_scheduler must be one of {SCHEDULERS}, got {name!r}")
+
+
+@dataclass
+class TrainConfig:
+    """Settings of :func:`train`, taken from the estimator's parameters."""
+
+    max_epochs: int = 30
+    batch_size: int = 64
+    learning_rate: float = 1e-3
+    optimizer: str = "adam"
+    weight_decay: float = 0.0
+    lr_scheduler: str | None = None
+    gradient_clip: float | None = 1.0
+    early_stopping_patience: int | None = 5
+    verbose: int = 0
+    checkpoint_dir: str | None = None
+    signature: str = ""
+    quantiles: tuple | None = None  # train the pinball loss of these levels (else `loss`)
+    loss: str = "mse"  # point loss, a key of LOSSES
+    step_scale: tuple | None = None  # score the step changes in these units (per channel)
+    lead_weight: tuple | None = None  # weigh the loss of each forecast lead (mean 1)
+    micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
+
+    @property
+    def slice_size(self) -> int:
+        """Windows the network reads at once: ``batch_size``, or fewer with micro-batches."""
+        return min(self.batch_size, self.micro_batch_size or self.batch_size)
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` reports: per-epoch history, epochs run and the best epoch."""
+
+    history: dict[str, list[float]] = field(default_factory=dict)
+    n_epochs: int = 0
+    best_epoch: int = -1
+
+
+def save_checkpoint(path: Path, payload: dict) -> None:
+    """Write ``payload`` atomically: to a temporary file, then rename over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(payload, tmp)
+    os.replace(tmp, path)
+
+
+def _rng_state(rng: np.random.Generator, device: str) -> dict:
+    cuda = torch.cuda.get_rng_state(device) if device.startswith("cuda") else None
+    return {"torch": torch.get_rng_state(), "cuda": cuda, "numpy": rng.bit_generator.state}
+
+
+def _set_rng_state(rng: np.random.Generator, state: dict, device: str) -> None:
+    torch.set_rng_state(state["torch"].cpu())
+    if state["cuda"] is not None and device.startswith("cuda"):
+        torch.cuda.set_rng_state(state["cuda"].cpu(), device)
+    rng.bit_generator.state = state["numpy"]
+
+
+def _progress(config: TrainConfig, start: int):
+    from forecast.training.progress import epoch_progress
+
+    return epoch_progress(config.max_epochs, start, config.verbose)
+
+
+def train(
+    net: nn.Module,
+    train_data: WindowDataset | StreamChunks,
+    val_data: WindowDataset | None,
+    config: TrainConfig,
+    callbacks: list,
+    rng: np.random.Generator,
+    device: str,
+) -> TrainResult:
+    """Train ``net`` in place; leave it holding the best weights seen.
+
+    Parameters
+    ----------
+    net : torch.nn.Module
+        A :class:`forecast.nn.heads.ForecastNet` or anything with the same calls.
+    train_data : WindowDataset or StreamChunks
+        Training samples (sliding windows, or streams for truncated BPTT).
+    val_data : WindowDataset or None
+        Validation windows; early stopping watches their loss (else the training loss).
+    config : TrainConfig
+        Optimisation settings.
+    callbacks : list
+        Objects with ``on_epoch_end(epoch, logs)``.
+    rng : numpy.random.Generator
+        Data order; its state is checkpointed with torch's.
+    device : str
+        Where the network and the data live during training.
+
+    Returns
+    -------
+    TrainResult
+    """
+    net.to(device)
+    train_data.to(device)
+    if val_data is not None and len(val_data) == 0:
+        val_data = None
+    if val_data is not None:
+        val_data.to(device)
+    optimizer = build_optimizer(net, config.optimizer, config.learning_rate, config.weight_decay)
+    scheduler = build_scheduler(
+        config.lr_scheduler, optimizer, config.max_epochs, config.early_stopping_patience
+    )
+    path = Path(config.checkpoint_dir) / CHECKPOINT_FILE if config.checkpoint_dir else None
+    run = {"history": {}, "epoch": -1, "rng": None}
+    run["best"] = {"loss": math.inf, "epoch": -1, "state": None, "bad": 0, "stopped": False}
+    if path is not None and path.exists():
+        run = _resume(path, config.signature, net, optimizer, scheduler, rng, device) or run
+    history, best = run["history"], run["best"]
+    model, train_data = data_parallel(net, train_data)
+    bar = _progress(config, run["epoch"] + 1)
+    for epoch in range(run["epoch"] + 1, config.max_epochs):
+        if best["stopped"]:
+            break
+        logs = _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch)
+        for key, value in logs.items():
+            history.setdefault(key, []).append(value)
+        monitored = logs.get("val_loss", logs["train_loss"])
+        if monitored < best["loss"]:
+            state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+            best.update(loss=monitored, epoch=epoch, state=state, bad=0)
+        else:
+            best["bad"] += 1
+        patience = config.early_stopping_patience
+        best["stopped"] = patience is not None and best["bad"] >= patience
+        if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+            scheduler.step(monitored)
+        elif scheduler is not None:
+            scheduler.step()
+        if path is not None:
+            save_checkpoint(
+                path,
+                {
+                    "signature": config.signature,
+                    "epoch": epoch,
+                    "model": net.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "scheduler": None if scheduler is None else scheduler.state_dict(),
+                    "history": history,
+                    "best": best,
+                    "rng": _rng_state(rng, device),
+                },
+            )
+        for callback in callbacks:
+            callback.on_epoch_end(epoch, dict(logs))
+        bar.epoch_end(epoch, logs)
+    bar.close()
+    if best["state"] is not None:
+        net.load_state_dict(best["state"])
+    n_epochs = len(history.get("train_loss", []))
+    return TrainResult(history=history, n_epochs=n_epochs, best_epoch=best["epoch"])
+
+
+def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int) -> dict:
+    """Train one epoch and return its logs: losses, learning rate, the network's extras.
+
+    ``model`` is ``net`` itself, or its DistributedDataParallel wrapper (see
+    :func:`data_parallel`): it takes the training steps, ``net`` evaluates.
+    """
+    lr = float(optimizer.param_groups[0]["lr"])
+    loss_fn = training_loss(config.quantiles, config.loss, config.step_scale, config.lead_weight)
+    loss = run_epoch(
+        model,
+        train_data,
+        optimizer,
+        config.batch_size,
+        config.gradient_clip,
+        rng,
+        loss_fn,
+        config.micro_batch_size,
+    )
+    if model is not net:  # the mean training loss over every process's batches
+        loss = _all_mean(loss)
+    if not math.isfinite(loss):
+        raise RuntimeError(
+            f"training diverged: loss {loss} at epoch {epoch}; lower learning_rate or set "
+            "gradient_clip"
+        )
+    logs = {"train_loss": loss}
+    if val_data is not None:
+        # Loss over batches of 1024 windows (as ever), forward in training-sized slices:
+        # the activations of 1024 windows at once were the peak memory of a fit.
+        batches = max(config.batch_size, 1024)
+        logs["val_loss"] = evaluate(net, val_data, batches, loss_fn, chunk=config.slice_size)
+    logs["lr"] = lr
+    report = getattr(net, "epoch_metrics", None)
+    logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})
+    return logs
+
+
+class _Shard:
+    """Every ``world``-th batch of ``data``, from ``rank`` on; the same count on each rank.
+
+    Every process draws the same batch order (same seed), so the shards are disjoint and
+    together cover the epoch, up to ``n_batches % world`` batches left out so that all
+    processes take the same number of steps (DDP synchronises each one).
+    """
+
+    stateful = False
+
+    def __init__(self, data: WindowDataset, rank: int, world: int) -> None:
+        self.data, self.rank, self.world = data, rank, world
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def to(self, device: str) -> None:
+        self.data.to(device)
+
+    def batches(self, batch_size: int, rng: np.random.Generator | None):
+        every = list(self.data.batches(batch_size, rng))
+        usable = len(every) - len(every) % self.world
+        return every[self.rank : usable : self.world]
+
+
+def data_parallel(net: nn.Module, data: WindowDataset | StreamChunks):
+    """Wrap ``net`` in DistributedDataParallel and shard ``data`` when torch.distributed runs.
+
+    Outside a process group of two or more (the usual case) both come back unchanged. In
+    one (as started by :func:`forecast.parallel.fit_distributed`), gradients are averaged
+    over the processes after each step, each of which trains on its share of the batches.
+    """
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
+        return net, data
+    if data.stateful:
+        raise ValueError(
+            "distributed training takes windowing='sliding'; truncated BPTT streams carry "
+            "state from batch to batch and cannot be split over processes"
+        )
+    from torch.nn.parallel import DistributedDataParallel
+
+    model = DistributedDataParallel(net)
+    return model, _Shard(data, dist.get_rank(), dist.get_world_size())
+
+
+def _all_mean(value: float) -> float:
+    import torch.distributed as dist
+
+    tensor = torch.tensor([value], dtype=torch.float64)
+    dist.all_reduce(tensor)
+    return float(tensor.item() / dist.get_world_size())
+
+
+def _resume(path: Path, signature: str, net, optimizer, scheduler, rng, device: str) -> dict | None:
+    """Load the checkpoint at ``path`` into the run, or return None if it is someone else's."""
+    saved = torch.load(path, map_location=device, weights_only=True)
+    if saved["signature"] != signature:
+        warnings.warn(
+            f"checkpoint {path} was written for other parameters or data; starting afresh and "
+            "overwriting it",
+            stacklevel=3,
+        )
+        return None
+    net.load_state_dict(saved["model"])
+    optimizer.load_state_dict(saved["optimizer"])
+    if scheduler is not None and saved["scheduler"] is not None:
+        scheduler.load_state_dict(saved["scheduler"])
+    _set_rng_state(rng, saved["rng"], device)
+    return saved

