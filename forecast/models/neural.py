@@ -33,7 +33,8 @@ from forecast.models._params import check_params
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
-from forecast.training.loop import TrainConfig, resolve_device, seeded, train
+from forecast.training.device import resolve_device
+from forecast.training.loop import TrainConfig, seeded, train
 from forecast.training.losses import lead_weights
 from forecast.training.splits import default_split, held_out, length_reason, min_length
 

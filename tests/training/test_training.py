@@ -8,6 +8,7 @@ from torch import nn
 from forecast.nn.heads import ForecastNet, PointHead
 from forecast.nn.recurrent import build_recurrent
 from forecast.training.callbacks import Callback
+from forecast.training.device import resolve_device
 from forecast.training.loop import (
     CHECKPOINT_FILE,
     TrainConfig,
@@ -16,7 +17,6 @@ from forecast.training.loop import (
     masked_mae,
     masked_mse,
     optimizer_step,
-    resolve_device,
     run_epoch,
     seeded,
     train,
