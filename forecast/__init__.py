@@ -1,5 +1,6 @@
 """forecast: neural and statistical time-series forecasting with a scikit-learn-style API."""
 
+import importlib as _importlib
 import sys as _sys
 
 from forecast import _compat
@@ -41,9 +42,7 @@ _LAZY = {  # importing mlflow takes seconds, Ray Tune more: loaded when first as
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return getattr(_importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'forecast' has no attribute {name!r}")
 
 

@@ -39,7 +39,7 @@ def _vm_hwm_mb() -> float | None:
 
 
 def _process_peak_mb() -> float:
-    import resource
+    import resource  # Unix only: imported where used
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, else kB

@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from forecast.datasets.rotations import expmap_to_euler
 from forecast.evaluation.interval_metrics import (  # noqa: F401  (public here)
     coverage,
     crps,
@@ -256,8 +257,6 @@ def euler_angle_error(
     ndarray of shape (n_frames,)
         Mean error per predicted frame, in radians.
     """
-    from forecast.datasets.rotations import expmap_to_euler
-
     true, pred = _same_shape(expmap_true, expmap_pred, ("expmap_true", "expmap_pred"))
     if true.ndim == 2:
         true, pred = true[None], pred[None]

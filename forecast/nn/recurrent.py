@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
+from forecast.nn.peephole import PeepholeLSTM
+
 State = Tensor | tuple[Tensor, Tensor] | None
 
 CELLS = ("elman", "lstm", "gru")
@@ -183,7 +185,5 @@ def build_recurrent(
     if cell == "gru":
         return GRUEncoder(input_size, hidden_size, num_layers, dropout)
     if peephole:
-        from forecast.nn.peephole import PeepholeLSTM
-
         return PeepholeLSTM(input_size, hidden_size, num_layers=num_layers, dropout=dropout)
     return LSTMEncoder(input_size, hidden_size, num_layers, dropout)

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.distributed as dist
 from torch import Tensor, nn
+from torch.nn.parallel import DistributedDataParallel
 
 from forecast.training.accumulate import accumulate_batch
 from forecast.training.accumulate import detach_state as detach_state  # public here since ever
@@ -32,6 +34,7 @@ from forecast.training.losses import (  # noqa: F401  (public here before foreca
     training_loss,
 )
 from forecast.training.optim import build_optimizer
+from forecast.training.progress import epoch_progress
 from forecast.training.windows import StreamChunks, WindowDataset, even_slices
 
 SCHEDULERS = (None, "cosine", "plateau", "step")
@@ -199,7 +202,6 @@ def _set_rng_state(rng: np.random.Generator, state: dict, device: str) -> None:
 
 
 def _progress(config: TrainConfig, start: int):
-    from forecast.training.progress import epoch_progress
 
     return epoch_progress(config.max_epochs, start, config.verbose)
 
@@ -365,8 +367,6 @@ def data_parallel(net: nn.Module, data: WindowDataset | StreamChunks):
     one (as started by :func:`forecast.parallel.fit_distributed`), gradients are averaged
     over the processes after each step, each of which trains on its share of the batches.
     """
-    import torch.distributed as dist
-
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
         return net, data
     if data.stateful:
@@ -374,15 +374,11 @@ def data_parallel(net: nn.Module, data: WindowDataset | StreamChunks):
             "distributed training takes windowing='sliding'; truncated BPTT streams carry "
             "state from batch to batch and cannot be split over processes"
         )
-    from torch.nn.parallel import DistributedDataParallel
-
     model = DistributedDataParallel(net)
     return model, _Shard(data, dist.get_rank(), dist.get_world_size())
 
 
 def _all_mean(value: float) -> float:
-    import torch.distributed as dist
-
     tensor = torch.tensor([value], dtype=torch.float64)
     dist.all_reduce(tensor)
     return float(tensor.item() / dist.get_world_size())

@@ -33,6 +33,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
+from tqdm import tqdm
+from tqdm.auto import tqdm as auto_tqdm
+
 __all__ = ["EpochProgress", "epoch_progress", "fold", "log_to_stderr", "progress_context"]
 
 ROOT_LOGGER = "forecast"
@@ -134,9 +137,7 @@ class EpochProgress:
         self.bar = None
         self.log = wanted and not sys.stderr.isatty()
         if wanted and not self.log:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(  # epochs are slow: draw every one (mininterval=0)
+            self.bar = auto_tqdm(  # epochs are slow: draw every one (mininterval=0)
                 total=total,
                 initial=initial,
                 desc=self.label,
@@ -183,8 +184,6 @@ class _TqdmStderr(logging.Handler):
     """Write records to the current ``sys.stderr`` through ``tqdm.write`` (bars stay intact)."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        from tqdm import tqdm
-
         try:
             tqdm.write(self.format(record), file=sys.stderr)
         except Exception:  # noqa: BLE001 - logging must not break a run

@@ -18,7 +18,7 @@ _SMOOTHING = ("smoothing_level", "smoothing_trend", "smoothing_seasonal", "dampi
 
 # ------------------------------------------------------------------------ ETS
 def _ets_model(y: np.ndarray, spec: dict):
-    from statsmodels.tsa.holtwinters import ExponentialSmoothing
+    from statsmodels.tsa.holtwinters import ExponentialSmoothing  # heavy engine: imported when used
 
     return ExponentialSmoothing(
         y,
@@ -68,7 +68,7 @@ def ets_min_history(spec: dict) -> int:
 
 # -------------------------------------------------------------------- SARIMAX
 def _sarimax_model(y: np.ndarray, exog: np.ndarray | None, spec: dict):
-    from statsmodels.tsa.statespace.sarimax import SARIMAX
+    from statsmodels.tsa.statespace.sarimax import SARIMAX  # heavy engine: imported when used
 
     return SARIMAX(
         y,
@@ -111,7 +111,7 @@ def sarimax_min_history(spec: dict) -> int:
 # ----------------------------------------------------------------------- MSTL
 def mstl_decompose(y: np.ndarray, periods: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """MSTL decomposition of ``y`` (T,): seasonal components (T, K) and trend + remainder (T,)."""
-    from statsmodels.tsa.seasonal import MSTL
+    from statsmodels.tsa.seasonal import MSTL  # heavy engine: imported when used
 
     result = MSTL(y, periods=list(periods)).fit()
     seasonal = np.asarray(result.seasonal, dtype=float).reshape(len(y), -1)  # (T, K)
@@ -120,12 +120,13 @@ def mstl_decompose(y: np.ndarray, periods: list[int]) -> tuple[np.ndarray, np.nd
 
 def _deseasonal_model(z: np.ndarray, spec: dict):
     if spec["trend_model"] == "ets":
+        # heavy engine: imported when used
         from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
         return ExponentialSmoothing(
             z, trend="add", damped_trend=True, initialization_method="heuristic"
         )
-    from statsmodels.tsa.arima.model import ARIMA
+    from statsmodels.tsa.arima.model import ARIMA  # heavy engine: imported when used
 
     return ARIMA(z, order=spec["arima_order"])
 

@@ -49,7 +49,7 @@ class Trees:
 
 def fit_trees(x: np.ndarray, y: np.ndarray, **params) -> Trees:
     """Fit a ``HistGradientBoostingRegressor(**params)`` on ``(x, y)`` and return its trees."""
-    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.ensemble import HistGradientBoostingRegressor  # start-up: ~0.3 s, fit only
 
     model = HistGradientBoostingRegressor(**params).fit(x, y)
     nodes = [predictors[0].nodes for predictors in model._predictors]
