@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-import forecast
 from forecast._compat import MOVED
 
 
