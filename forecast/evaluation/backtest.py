@@ -34,6 +34,7 @@ from forecast.evaluation.schedule import (
 from forecast.evaluation.scores import resolve_metrics, score_tables
 from forecast.frames import validation as V
 from forecast.frames.quantiles import quantile_column
+from forecast.frames.slices import slice_series, union_index
 from forecast.models.fit_cache import credited
 from forecast.models.fit_cache import fit as fit_once
 from forecast.parallel.engine import check_engine, check_resources, ray_map
@@ -197,7 +198,9 @@ def backtest(
     metric_fns = resolve_metrics(metrics)
     frames, kind = V.split_series(data, "data")
     frames = _select_columns(estimator, frames, target)
-    index = _union_index(frames)
+    index = union_index(frames)
+    if len(index) < 2:
+        raise ValueError(f"data has {len(index)} timestamp(s); a backtest needs a series")
     plan = make_plan(
         index,
         protocol=protocol,
@@ -281,13 +284,13 @@ def run_fold(shared: tuple, job: tuple) -> tuple[list, dict, Any]:
     k, chunk, n_folds = job
     first = int(plan.origin_pos[chunk[0]])
     lo, hi = train_bounds(index, first, window, train_size)
-    train = _slice(frames, kind, lo, hi)
+    train = slice_series(frames, kind, lo, hi)
     t0 = time.perf_counter()
     with progress.fold(label, k, n_folds, _n_rows(train, kind)), credited() as reused:
         fitted = fit_once(clone(estimator), train, callbacks)
     fit_s = time.perf_counter() - t0 + reused[0]
     last_needed = index[int(plan.last_pos[chunk].max())]
-    history = _slice(frames, kind, lo, last_needed)
+    history = slice_series(frames, kind, lo, last_needed)
     t0 = time.perf_counter()
     parts = []
     extra = {"quantiles": True} if _quantile_levels(fitted) else {}
@@ -331,28 +334,6 @@ def _select_columns(estimator: Any, frames: dict, target) -> dict:
         V.check_columns(frame, keep, key, "data")
         out[key] = frame[keep]
     return out
-
-
-def _union_index(frames: dict) -> pd.DatetimeIndex:
-    indexes = list(frames.values())
-    for key, frame in frames.items():
-        V.check_index(frame, key)
-    index = indexes[0].index
-    for frame in indexes[1:]:
-        index = index.union(frame.index)
-    if len(index) < 2:
-        raise ValueError(f"data has {len(index)} timestamp(s); a backtest needs a series")
-    return index
-
-
-def _slice(frames: dict, kind: str, lo: pd.Timestamp, hi: pd.Timestamp):
-    """Rows with ``lo <= time <= hi`` of every series, in the container the data came in."""
-    parts = {key: frame.loc[lo:hi] for key, frame in frames.items()}
-    if kind == "frame":
-        return parts[None]
-    if kind == "dict":
-        return parts
-    return V.join_series(parts, "long")
 
 
 def _n_rows(train, kind: str) -> int:

@@ -18,12 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.distributed as dist
 from torch import Tensor, nn
-from torch.nn.parallel import DistributedDataParallel
 
 from forecast.training.accumulate import accumulate_batch
 from forecast.training.accumulate import detach_state as detach_state  # public here since ever
+from forecast.training.data_parallel import all_mean, data_parallel
 from forecast.training.losses import (  # noqa: F401  (public here before forecast.training.losses)
     LOSSES,
     PinballLoss,
@@ -317,7 +316,7 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
         config.micro_batch_size,
     )
     if model is not net:  # the mean training loss over every process's batches
-        loss = _all_mean(loss)
+        loss = all_mean(loss)
     if not math.isfinite(loss):
         raise RuntimeError(
             f"training diverged: loss {loss} at epoch {epoch}; lower learning_rate or set "
@@ -333,55 +332,6 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
     report = getattr(net, "epoch_metrics", None)
     logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})
     return logs
-
-
-class _Shard:
-    """Every ``world``-th batch of ``data``, from ``rank`` on; the same count on each rank.
-
-    Every process draws the same batch order (same seed), so the shards are disjoint and
-    together cover the epoch, up to ``n_batches % world`` batches left out so that all
-    processes take the same number of steps (DDP synchronises each one).
-    """
-
-    stateful = False
-
-    def __init__(self, data: WindowDataset, rank: int, world: int) -> None:
-        self.data, self.rank, self.world = data, rank, world
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def to(self, device: str) -> None:
-        self.data.to(device)
-
-    def batches(self, batch_size: int, rng: np.random.Generator | None):
-        every = list(self.data.batches(batch_size, rng))
-        usable = len(every) - len(every) % self.world
-        return every[self.rank : usable : self.world]
-
-
-def data_parallel(net: nn.Module, data: WindowDataset | StreamChunks):
-    """Wrap ``net`` in DistributedDataParallel and shard ``data`` when torch.distributed runs.
-
-    Outside a process group of two or more (the usual case) both come back unchanged. In
-    one (as started by :func:`forecast.parallel.fit_distributed`), gradients are averaged
-    over the processes after each step, each of which trains on its share of the batches.
-    """
-    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
-        return net, data
-    if data.stateful:
-        raise ValueError(
-            "distributed training takes windowing='sliding'; truncated BPTT streams carry "
-            "state from batch to batch and cannot be split over processes"
-        )
-    model = DistributedDataParallel(net)
-    return model, _Shard(data, dist.get_rank(), dist.get_world_size())
-
-
-def _all_mean(value: float) -> float:
-    tensor = torch.tensor([value], dtype=torch.float64)
-    dist.all_reduce(tensor)
-    return float(tensor.item() / dist.get_world_size())
 
 
 def _resume(path: Path, signature: str, net, optimizer, scheduler, rng, device: str) -> dict | None:
