@@ -1,10 +1,12 @@
-"""Pandas in and out: validation, time zones, calendar and special days, quantile columns, files.
+"""Pandas in and out: everything that knows about frames and their time index.
 
-Everything that knows about frames and their time index lives here, below the estimators:
-:mod:`~forecast.frames.validation` (checks whose messages name the column and timestamp),
-:mod:`~forecast.frames.timezones`, :mod:`~forecast.frames.calendar` (calendar and holiday
-features), :mod:`~forecast.frames.special_days` (the one definition of special days),
-:mod:`~forecast.frames.quantiles` (quantile levels and their column names),
-:mod:`~forecast.frames.io` (CSV and Parquet files) and the frame plumbing of the base class
-and the meta-estimators.
+Checks whose messages name the column and timestamp (:mod:`~forecast.frames.validation`), the
+options a model declares for its input (:mod:`~forecast.frames.options`), cleaning a series
+(:mod:`~forecast.frames.cleaning`), scaling (:mod:`~forecast.frames.scaling`), covariates and
+calendar features (:mod:`~forecast.frames.covariates`, :mod:`~forecast.frames.calendar`), the
+one definition of special days (:mod:`~forecast.frames.special_days`) and of time zones
+(:mod:`~forecast.frames.timezones`), frames to arrays and back
+(:mod:`~forecast.frames.series`, :mod:`~forecast.frames.output`), forecast origins
+(:mod:`~forecast.frames.origins`), quantile columns (:mod:`~forecast.frames.quantiles`), files
+(:mod:`~forecast.frames.io`) and content hashes (:mod:`~forecast.frames.fingerprint`).
 """
