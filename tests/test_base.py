@@ -1,9 +1,13 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
+import forecast
 from forecast.base import BaseForecaster
+from forecast.frames import validation as V
+from forecast.training.callbacks import Callback
 from tests.conftest import make_series
 from tests.frames.test_validation import LastValue
 
@@ -166,3 +170,70 @@ def test_predict_origins_frame_layout_for_several_series():
     assert len(out) == 2 * 2 * 3
     row = out[(out.id == "b") & (out.origin == a.index[40])].iloc[2]
     assert row["time"] == a.index[43] and row["load"] == pytest.approx(b["load"].iloc[40])
+
+
+class Twice(BaseForecaster):
+    """A meta-estimator through the frame hooks: twice the inner estimator's forecasts."""
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def _prepare_fit(self, X):
+        self.calls_ = ["prepare"]
+        frames, kind = V.split_series(X, "X")
+        return kind
+
+    def _fit_frames(self, X, prepared, callbacks):
+        self.calls_.append(("fit_frames", prepared, len(callbacks)))
+        self.estimator_ = clone(self.estimator).fit(X)
+        self.columns_, self.freq_ = self.estimator_.columns_, self.estimator_.freq_
+
+    def _predict_frames(self, horizon, history, future, levels, max_horizon):
+        self.calls_.append(("predict", horizon, levels))
+        return 2 * self.estimator_.predict(horizon, history=history, max_horizon=max_horizon)
+
+    def _predict_origins_frames(self, data, origins, horizon, levels, max_horizon):
+        out = self.estimator_.predict_origins(data, origins, horizon, max_horizon=max_horizon)
+        return out.assign(load=2 * out["load"])
+
+
+def test_meta_estimators_get_the_template_through_the_frame_hooks():
+    seen = []
+
+    class Record(Callback):
+        def on_fit_start(self, estimator):
+            seen.append(("start", list(estimator.calls_)))
+
+        def on_fit_end(self, estimator):
+            seen.append(("end", len(estimator.calls_)))
+
+    df = make_series(48)
+    model = Twice(LastValue())
+    with pytest.raises(NotFittedError):
+        model.predict(2)
+    assert model.fit(df, callbacks=[Record()]) is model
+    assert seen == [("start", ["prepare"]), ("end", 2)]
+    assert model.calls_[1] == ("fit_frames", "frame", 1)
+    fc = model.predict(3)
+    assert model.calls_[-1] == ("predict", 3, ())
+    assert fc.iloc[0, 0] == pytest.approx(2 * df.iloc[-1, 0])
+    with pytest.raises(ValueError, match="horizon must be a positive int"):
+        model.predict(0)  # checked by the base, before the hook
+    with pytest.raises(ValueError, match="Twice forecasts no quantiles"):
+        model.predict(3, quantiles=True)
+    out = model.predict_origins(df, df.index[[30]], 2)
+    assert out["load"].iloc[0] == pytest.approx(2 * df["load"].iloc[30])
+
+
+def test_public_fit_and_predict_exist_once_in_the_base():
+    public = {"fit", "predict", "predict_origins", "save", "load"}
+    classes = [
+        c for c in vars(forecast).values() if isinstance(c, type) and issubclass(c, BaseForecaster)
+    ]
+    assert {"ConformalForecaster", "EnsembleForecaster", "GRUForecaster"} <= {
+        c.__name__ for c in classes
+    }
+    for cls in classes:
+        for klass in cls.__mro__:
+            if klass is not BaseForecaster and issubclass(klass, BaseForecaster):
+                assert not public & set(vars(klass)), f"{klass.__name__} overrides {public}"

@@ -69,6 +69,8 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
     -----
     Only point forecasts are combined: ``quantiles=`` raises. For intervals around the
     combined forecast, wrap the ensemble in :class:`forecast.ConformalForecaster`.
+    Callbacks passed to ``fit`` hear of the start and end of the ensemble's fit and of the
+    epochs of every member's fit.
 
     Examples
     --------
@@ -187,31 +189,15 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         return data  # the member's own validation reports the type
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: FrameLike, y: None = None, *, callbacks: list | None = None):
-        """Fit a clone of every member on ``X``.
-
-        Parameters
-        ----------
-        X : DataFrame, long DataFrame or dict of DataFrames
-            As for the members' ``fit``; each member receives the targets and the
-            covariates it declares.
-        y : None
-            Ignored.
-        callbacks : list, optional
-            Told of the start and end of this fit (with the ensemble as the estimator) and
-            of the epochs of every member's fit.
-
-        Returns
-        -------
-        self
-        """
-        members = self._members()
-        weights = self._normalised_weights()
-        frames, _ = V.split_series(X, "X")  # container errors name X, not a member
+    def _prepare_fit(self, X: FrameLike) -> None:
+        """Check the members, the weights and ``X`` (container errors name X, not a member)."""
+        self._check_params()
+        frames, _ = V.split_series(X, "X")
         W.check_hourly_data(frames, self.weights_by)
-        callbacks = list(callbacks or [])
-        for callback in callbacks:
-            callback.on_fit_start(self)
+
+    def _fit_frames(self, X: FrameLike, prepared: None, callbacks: list) -> None:
+        """Fit a clone of every member on ``X`` (its targets and its own covariates)."""
+        members = self._members()
         epochs = [EpochsOnly(c) for c in callbacks]
         fitted = [fit_once(clone(est), self._own_columns(X, est), epochs) for _, est in members]
         first = fitted[0]
@@ -224,39 +210,22 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
                 )
         self.estimators_ = fitted
         self.names_ = [name for name, _ in members]
-        self.weights_ = weights
+        self.weights_ = self._normalised_weights()
         self.columns_, self.freq_, self.tz_ = list(first.columns_), first.freq_, first.tz_
         self.input_kind_, self.index_name_ = first.input_kind_, first.index_name_
         self.future_covariates_, self.past_covariates_ = self._covariate_names()
-        for callback in callbacks:
-            callback.on_fit_end(self)
-        return self
 
     # -------------------------------------------------------------- predict
-    def _refuse_quantiles(self, quantiles) -> None:
+    def _select_levels(self, quantiles: bool | tuple | None) -> tuple[float, ...]:
         if quantiles is not None and quantiles is not False:
             raise ValueError(
                 "EnsembleForecaster combines point forecasts only, not quantiles: drop "
                 "quantiles=, or wrap the ensemble in forecast.ConformalForecaster for intervals"
             )
+        return ()
 
-    def predict(
-        self,
-        horizon: int = 1,
-        history: FrameLike | None = None,
-        future: FrameLike | None = None,
-        *,
-        quantiles: bool | tuple | None = None,
-        max_horizon: int | None = V.MAX_HORIZON,
-    ) -> FrameLike:
-        """Weighted mean of the members' forecasts.
-
-        Parameters and return value are those of
-        :meth:`forecast.base.BaseForecaster.predict`, except that ``quantiles`` must be
-        None or False.
-        """
-        check_is_fitted(self, "estimators_")
-        self._refuse_quantiles(quantiles)
+    def _predict_frames(self, horizon, history, future, levels, max_horizon) -> FrameLike:
+        """Weighted mean of the members' forecasts (``history`` cut to each one's columns)."""
         forecasts = [
             est.predict(
                 horizon,
@@ -270,22 +239,8 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
             return {k: self._combine([f[k] for f in forecasts]) for k in forecasts[0]}
         return self._combine(forecasts)
 
-    def predict_origins(
-        self,
-        data: FrameLike,
-        origins: pd.DatetimeIndex | list,
-        horizon: int,
-        *,
-        quantiles: bool | tuple | None = None,
-        max_horizon: int | None = V.MAX_HORIZON,
-    ) -> pd.DataFrame:
-        """Weighted mean of the members' forecasts from many origins.
-
-        See :meth:`forecast.base.BaseForecaster.predict_origins`; ``quantiles`` must be
-        None or False.
-        """
-        check_is_fitted(self, "estimators_")
-        self._refuse_quantiles(quantiles)
+    def _predict_origins_frames(self, data, origins, horizon, levels, max_horizon):
+        """Weighted mean of the members' forecasts from every origin."""
         forecasts = [
             est.predict_origins(
                 self._own_columns(data, est), origins, horizon, max_horizon=max_horizon

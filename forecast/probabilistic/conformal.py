@@ -34,7 +34,6 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.utils.validation import check_is_fitted
 
 from forecast.base import BaseForecaster
 from forecast.frames import validation as V
@@ -43,7 +42,6 @@ from forecast.frames.quantiles import (
     central_levels,
     check_coverage,
     quantile_column,
-    select_levels,
 )
 from forecast.frames.slices import series_index, union_index
 from forecast.models.fit_cache import fit as fit_once
@@ -121,6 +119,17 @@ class ConformalForecaster(BaseForecaster):
         Calibration residuals (values) used. In rolling mode ``scores_``, ``counts_``,
         ``groups_``, ``calibration_start_`` and ``n_calibration_`` describe the window before
         the end of the fit data (what ``predict`` without history uses).
+
+    Notes
+    -----
+    ``fit`` runs the static calibration backtest, then fits the estimator on all the data;
+    callbacks hear of the start and end of the wrapper's fit (after the calibration) and
+    of the epochs of the estimator's final fit. The point column of a forecast is the
+    estimator's forecast, not a median. In rolling mode ``predict`` calibrates on the window
+    before the last timestamp of ``history`` (without history: before the end of the fit
+    data) and ``predict_origins`` calibrates each origin on the window before it; adaptive
+    levels are replayed from the forecasts issued after the fit whose horizon has been
+    observed by the origin.
 
     Examples
     --------
@@ -205,36 +214,20 @@ class ConformalForecaster(BaseForecaster):
         return self.estimator_.train_tail_
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y=None, *, callbacks=None) -> ConformalForecaster:
-        """Fit the estimator on all of ``X`` and calibrate its intervals.
-
-        Static mode: calibrate first on the end of ``X`` (a clone fitted before it). Rolling
-        mode: fit once, then tabulate the window before the end of ``X`` (what ``predict``
-        without history uses).
-
-        Parameters
-        ----------
-        X : DataFrame, long DataFrame or dict of DataFrames
-            As for the wrapped estimator's ``fit``.
-        y : None
-            Ignored.
-        callbacks : list, optional
-            Told of the start and end of this fit (with this wrapper as the estimator, so
-            MLflow tracking logs the wrapper) and of the epochs of the estimator's final fit.
-
-        Returns
-        -------
-        self
-        """
+    def _prepare_fit(self, X) -> tuple:
+        """Check the parameters and ``X``; static mode: run the calibration backtest."""
         self._check_params()
-        callbacks = list(callbacks or [])
         frames, kind = V.split_series(X, "X")
         index = union_index(frames)
         horizon = self._steps_ahead()
+        static = None
         if self.window is None:
-            pred, first = static_forecasts(self, X, frames, kind, index, horizon)
-        for callback in callbacks:
-            callback.on_fit_start(self)
+            static = static_forecasts(self, X, frames, kind, index, horizon)
+        return frames, kind, index, horizon, static
+
+    def _fit_frames(self, X, prepared: tuple, callbacks: list) -> None:
+        """Fit the estimator on all of ``X`` (callbacks see its epochs) and tabulate."""
+        frames, kind, index, horizon, static = prepared
         epochs = [EpochsOnly(c) for c in callbacks]
         self.estimator_ = fit_once(clone(self.estimator), X, epochs)
         est = self.estimator_
@@ -247,16 +240,14 @@ class ConformalForecaster(BaseForecaster):
         self.fit_end_ = index[-1]
         self.steps_ = horizon
         self.sub_daily_ = pd.Timedelta(index[1] - index[0]) < pd.Timedelta("1D")
-        if self.window is None:
+        if static is not None:
+            pred, first = static
             table, n = static_table(self, pred, frames, kind, index)
         else:
             table, n, first = fit_end_tables(self, frames)
         self.calibration_start_ = first
         self.scores_, self.counts_, self.groups_ = table.table, table.counts, table.group
         self.n_calibration_ = n
-        for callback in callbacks:
-            callback.on_fit_end(self)
-        return self
 
     def _hourly(self) -> bool:
         return bool(self.by_hour and self.sub_daily_)
@@ -270,19 +261,8 @@ class ConformalForecaster(BaseForecaster):
         return np.asarray(index.hour, dtype=np.int64)
 
     # -------------------------------------------------------------- predict
-    def predict(
-        self, horizon=1, history=None, future=None, *, quantiles=None, max_horizon=V.MAX_HORIZON
-    ):
-        """Point forecasts of the estimator, with interval bounds as quantile columns.
-
-        Parameters are those of :meth:`forecast.base.BaseForecaster.predict`; ``quantiles``
-        True adds ``<column>_q<level>`` for every level of ``coverage`` (a tuple: those
-        levels). The point column is the estimator's forecast, not a median. In rolling mode
-        the intervals are calibrated on the window before the last timestamp of
-        ``history`` (without history: before the end of the fit data).
-        """
-        check_is_fitted(self, "estimator_")
-        levels = select_levels(quantiles, self.levels_, type(self).__name__)
+    def _predict_frames(self, horizon, history, future, levels, max_horizon):
+        """Point forecasts of the estimator, then the interval columns of ``levels``."""
         point = self.estimator_.predict(
             horizon, history=history, future=future, max_horizon=max_horizon
         )
@@ -301,15 +281,8 @@ class ConformalForecaster(BaseForecaster):
             out[key] = pd.concat([frame, pd.DataFrame(bands, index=frame.index)], axis=1)
         return V.join_series(out, kind)
 
-    def predict_origins(self, data, origins, horizon, *, quantiles=None, max_horizon=V.MAX_HORIZON):
-        """Forecast from many origins (see the base class), with interval columns.
-
-        In rolling mode each origin's intervals are calibrated on the forecasts in the
-        window before it. The adaptive level at each origin is replayed from the forecasts
-        issued after the fit whose horizon has been observed by that origin.
-        """
-        check_is_fitted(self, "estimator_")
-        levels = select_levels(quantiles, self.levels_, type(self).__name__)
+    def _predict_origins_frames(self, data, origins, horizon, levels, max_horizon):
+        """Forecasts of the estimator from every origin, then the interval columns."""
         pred = self.estimator_.predict_origins(data, origins, horizon, max_horizon=max_horizon)
         if not levels:
             return pred

@@ -291,3 +291,22 @@ def test_conformal_wraps_an_ensemble_and_both_round_trip(df, tmp_path):
     model.save(tmp_path / "m")
     assert (tmp_path / "m" / "estimator_" / "estimators_" / "1" / "meta.json").is_file()
     pd.testing.assert_frame_equal(load(tmp_path / "m").predict(6, quantiles=True), fc)
+
+
+def test_bad_data_is_refused_before_the_callbacks_hear_of_the_fit(df):
+    seen = []
+
+    class Record(Callback):
+        def on_fit_start(self, estimator):
+            seen.append("start")
+
+    with pytest.raises(TypeError, match="X must be a pandas DataFrame or a dict"):
+        EnsembleForecaster(members()).fit([1.0], callbacks=[Record()])
+    daily = df.resample("D").mean()
+    with pytest.raises(ValueError, match="weights_by='hour' needs data sampled at least hourly"):
+        EnsembleForecaster(members(), weights_by="hour").fit(daily, callbacks=[Record()])
+    assert seen == []
+    model = EnsembleForecaster(members()).fit(df)
+    with pytest.raises(ValueError, match="horizon=20000 exceeds the limit max_horizon=10000"):
+        model.predict(20_000)
+    assert model.predict(2, max_horizon=None).shape == (2, 1)

@@ -6,6 +6,7 @@ import pytest
 
 from forecast import ConformalForecaster, ModelFormatError, Naive, SeasonalNaive, load
 from forecast.probabilistic.table import aci_path, bounds, build_table, min_scores
+from forecast.training.callbacks import Callback
 from tests.conftest import make_series
 
 
@@ -202,3 +203,30 @@ def test_daily_stride_keeps_the_clock_time_of_the_fit_end():
     # last origin: two strides (>= horizon 36) before the end; 240 rows of calibration hold
     # origins end - 48h, end - 72h, ..., end - 216h (8 of them)
     assert model.calibration_start_ == df.index[-1] - pd.Timedelta(hours=216)
+
+
+def test_checks_and_calibration_come_before_the_callbacks_hear_of_the_fit():
+    seen, fits = [], []
+
+    class Record(Callback):
+        def on_fit_start(self, estimator):
+            seen.append(("start", hasattr(estimator, "estimator_"), len(fits)))
+
+        def on_fit_end(self, estimator):
+            seen.append(("end", len(fits)))
+
+    class Counting(Naive):
+        def _fit(self, series, callbacks):
+            fits.append(len(series[0].y))
+            super()._fit(series, callbacks)
+
+    df = noise_series(24 * 10)
+    with pytest.raises(TypeError, match="X must be a pandas DataFrame"):
+        ConformalForecaster(Naive(), horizon=3).fit([1.0], callbacks=[Record()])
+    with pytest.raises(ValueError, match="calibration must be a fraction"):
+        ConformalForecaster(Naive(), calibration="soon").fit(df, callbacks=[Record()])
+    assert seen == []
+    ConformalForecaster(Counting(), horizon=3, calibration="3D").fit(df, callbacks=[Record()])
+    # the calibration clone is fitted (before the last 3 days) before the callbacks hear of
+    # the fit, as before the hooks; the final fit on all the data comes between
+    assert seen == [("start", False, 1), ("end", 2)] and fits[1] == len(df) > fits[0]

@@ -1,0 +1,92 @@
+"""One series frame made clean: fitted time zone, known columns, regular grid, NaN policy.
+
+The steps the estimator base runs on every frame it is given (to ``fit``, as ``history`` or
+as the data of ``predict_origins``), each returning a new frame and raising with the series,
+column and timestamp at fault (the checks are those of :mod:`forecast.frames.validation`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from forecast.frames import validation as V
+
+
+def in_zone(frame: pd.DataFrame, zone: str | None, key: object, what: str) -> pd.DataFrame:
+    """Return ``frame`` with its index in the fitted time zone ``zone`` (new frame if converted)."""
+    index = V.align_tz(frame.index, zone, key, what)
+    return frame if index is frame.index else frame.set_axis(index)
+
+
+def target_columns(frame: pd.DataFrame, covariates: list) -> list:
+    """Return the columns of ``frame`` that are not ``covariates``: the targets of a fit.
+
+    Raises
+    ------
+    ValueError
+        If every column is a covariate.
+    """
+    targets = [c for c in frame.columns if c not in covariates]
+    if not targets:
+        raise ValueError(
+            f"X has no target column: every column of {list(frame.columns)} is declared a covariate"
+        )
+    return targets
+
+
+def conform(
+    frame: pd.DataFrame,
+    key: object,
+    targets: list,
+    covariates: list,
+    freq: pd.DateOffset | None,
+    what: str,
+    fill_gaps: bool,
+) -> tuple[pd.DataFrame, pd.DateOffset]:
+    """Check index, columns, dtypes and frequency; put the frame on a regular grid.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One series.
+    key : object
+        Its series id (None for a single series), named in messages.
+    targets, covariates : list of str
+        The columns kept, in this order; any other column raises.
+    freq : DateOffset or None
+        Frequency the frame must have (that of the other series or of the fitted data).
+    what : str
+        Name of the argument in messages (``"X"``, ``"history"``, ``"data"``).
+    fill_gaps : bool
+        Insert missing timestamps as NaN rows instead of raising.
+
+    Returns
+    -------
+    frame : DataFrame
+        ``targets + covariates`` as floats on a regular grid.
+    freq : DateOffset
+        The frame's frequency.
+    """
+    V.check_index(frame, key)
+    V.check_columns(frame, targets + covariates, key, what)
+    V.check_no_extra_columns(frame, targets, covariates, key, what)
+    frame = frame[targets + covariates]
+    V.check_numeric(frame, targets + covariates, key)
+    this_freq = V.infer_freq(frame.index, key)
+    if freq is not None and this_freq != freq:
+        raise ValueError(
+            f"{V._where(key)}frequency {this_freq.freqstr} differs from {freq.freqstr} of the "
+            "other series / of the fitted data"
+        )
+    frame = V.check_regular(frame, this_freq, fill_gaps, key)
+    return frame.astype(float), this_freq
+
+
+def apply_nan_policy(
+    frame: pd.DataFrame, key: object, targets: list, covariates: list, policy: str
+) -> pd.DataFrame:
+    """Raise on NaN/inf in targets and covariates, or interpolate them in time (``policy``)."""
+    frame = V.check_finite(frame, targets, policy, key, "target")
+    if covariates:
+        frame = V.check_finite(frame, covariates, policy, key, "covariate")
+    return frame
