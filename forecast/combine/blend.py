@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
+from scipy.optimize import linprog
 
 from forecast.combine.weights import HOURS
 from forecast.frames import validation as V
@@ -104,9 +106,6 @@ def _mape_weights(forecasts: np.ndarray, truth: np.ndarray) -> np.ndarray:
     -------
     ndarray of shape (k,)
     """
-    from scipy import sparse
-    from scipy.optimize import linprog
-
     n, k = forecasts.shape
     scaled = forecasts / truth[:, None]
     ones = np.ones(n)
