@@ -7,6 +7,7 @@ the forecast steps. Everything here is batched over series and origins.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -112,8 +113,6 @@ def change_scale(series: Sequence[SeriesArrays]) -> np.ndarray:
 
 def data_fingerprint(series: Sequence[SeriesArrays]) -> str:
     """Hash the training arrays briefly (to recognise a checkpoint's data)."""
-    import hashlib
-
     digest = hashlib.sha1()
     for s in series:
         for a in (s.y, s.past, s.future):

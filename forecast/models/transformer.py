@@ -9,7 +9,8 @@ from torch import nn
 
 from forecast.frames import validation as V
 from forecast.models._batching import context_windows
-from forecast.models.neural import NeuralForecaster, store_params
+from forecast.models.declare import Param, declare_params
+from forecast.models.neural import NeuralForecaster
 from forecast.nn.transformer import TransformerEncoder
 
 
@@ -66,33 +67,46 @@ def per_series(weights: torch.Tensor, keys: list, kind: str) -> np.ndarray | dic
     return {key: a for key, a in zip(keys, arrays, strict=True)}
 
 
+@declare_params(
+    Param(
+        "n_heads",
+        4,
+        "int",
+        "Attention heads; must divide ``hidden_size`` (the model width ``d_model``).",
+    ),
+    Param(
+        "ff_size",
+        None,
+        "int or None",
+        "Hidden width of the feed-forward layers (None: ``4 * hidden_size``).",
+    ),
+    Param(
+        "positional",
+        "sinusoidal",
+        '{"sinusoidal", "learned"}',
+        "Fixed sinusoidal positions or a learned table of ``context_length`` vectors.",
+    ),
+    Param(
+        "causal",
+        False,
+        "bool",
+        "Mask attention so that each step sees only itself and earlier steps.",
+    ),
+)
 class TransformerForecaster(NeuralForecaster):
     """Forecaster over a transformer encoder with a direct multi-horizon head.
 
     Input projection, positional encoding, ``num_layers`` pre-norm blocks of multi-head
     scaled dot-product attention (torch's fused kernel) and a feed-forward layer; the head
-    reads the encoding of the last context step.
-
-    Parameters
-    ----------
-    n_heads : int
-        Attention heads; must divide ``hidden_size`` (the model width ``d_model``).
-    ff_size : int, optional
-        Hidden width of the feed-forward layers (default ``4 * hidden_size``).
-    positional : {"sinusoidal", "learned"}
-        Fixed sinusoidal positions or a learned table of ``context_length`` vectors.
-    causal : bool
-        Mask attention so that each step sees only itself and earlier steps.
-    **common
-        The parameters every neural forecaster shares (``context_length``, ``horizon``,
-        ``hidden_size``, ``num_layers``, ``max_epochs``, ...), with the same defaults; see
-        :class:`forecast.models.neural.NeuralForecaster`. ``windowing="tbptt"`` is not
-        available (the encoder carries no state).
+    reads the encoding of the last context step. The parameters after ``causal`` are those
+    every neural forecaster shares (:mod:`forecast.models.neural_params`);
+    ``windowing="tbptt"`` is not available (the encoder carries no state).
 
     Attributes
     ----------
     module_, history_, n_epochs_, best_epoch_, device_
-        See :class:`NeuralForecaster`.
+        See :class:`forecast.models.neural.NeuralForecaster` (also for the resolved
+        options ``dropout_``, ``normalize_``, ...).
 
     Examples
     --------
@@ -103,59 +117,6 @@ class TransformerForecaster(NeuralForecaster):
     (1, 4, 168, 168)
     """
 
-    def __init__(
-        self,
-        *,
-        n_heads=4,
-        ff_size=None,
-        positional="sinusoidal",
-        causal=False,
-        context_length=168,
-        horizon=24,
-        hidden_size=64,
-        num_layers=1,
-        dropout="auto",
-        windowing="sliding",
-        tbptt_steps=None,
-        strategy="direct",
-        max_epochs=30,
-        batch_size=256,
-        learning_rate=0.002,
-        optimizer="adam",
-        weight_decay=0.0,
-        lr_scheduler=None,
-        gradient_clip=1.0,
-        validation_fraction=0.1,
-        early_stopping_patience=5,
-        device="auto",
-        random_state=None,
-        verbose=0,
-        checkpoint_dir=None,
-        future_covariates=None,
-        past_covariates=None,
-        calendar=False,
-        country=None,
-        timezone=None,
-        fill_gaps=False,
-        nan_policy="raise",
-        normalization="auto",
-        reference=None,
-        validation_size=None,
-        n_ensemble=1,
-        train_origins="auto",
-        linear_skip="auto",
-        quantiles=None,
-        residual=False,
-        validation_series=None,
-        patch_length=1,
-        input_differences="auto",
-        micro_batch_size=None,
-        loss="mse",
-        target_transform=None,
-        horizon_weight="auto",
-    ) -> None:
-        store_params(self, locals())
-
     def _build_encoder(self, input_size: int) -> nn.Module:
         return TransformerEncoder(
             input_size,
@@ -163,7 +124,7 @@ class TransformerForecaster(NeuralForecaster):
             num_layers=self.num_layers,
             n_heads=self.n_heads,
             ff_size=self.ff_size,
-            dropout=self._dropout(),
+            dropout=self.dropout_,
             positional=self.positional,
             causal=self.causal,
             max_len=self._n_tokens(),

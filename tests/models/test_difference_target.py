@@ -6,6 +6,7 @@ import pytest
 import torch
 from sklearn.base import clone
 
+import forecast.models.neural as neural
 from forecast import load
 from forecast.models.recurrent import GRUForecaster
 from forecast.training.loop import StepChangeLoss, masked_mae, masked_mse, training_loss
@@ -87,8 +88,6 @@ def test_step_change_loss_by_hand():
 
 
 def test_the_fit_trains_on_step_changes(monkeypatch):
-    import forecast.models.neural as neural
-
     seen = []
     real = neural.train
 
@@ -122,10 +121,10 @@ def test_what_it_does_not_combine_with():
 
 
 def test_pyfunc_and_batch_give_the_estimators_forecast(new_store, tmp_path):
-    from mlflow.pyfunc import load_model
+    from mlflow.pyfunc import load_model  # the mlflow extra
 
-    from forecast.batch import run_batch
-    from forecast.tracking import track_fit, use_store
+    from forecast.batch import run_batch  # reads models through mlflow
+    from forecast.tracking import track_fit, use_store  # the mlflow extra
 
     store = new_store("difference")
     df = walk(n=120)

@@ -132,10 +132,9 @@ def test_zero_weight_leads_are_not_trained():
     model = GRUForecaster(**TINY, horizon_weight=[1.0, 0.0, 0.0, 0.0], random_state=0).fit(df)
     assert model.horizon_weight_.tolist() == [4.0, 0.0, 0.0, 0.0]
     fresh = clone(model)
-    for name in ("n_inputs_", "n_outputs_", "n_past_", "n_future_", "head_horizon_", "seed_"):
-        setattr(fresh, name, getattr(model, name))
-    for name in ("normalize_", "season_", "skip_", "dropout_"):
-        setattr(fresh, name, getattr(model, name))
+    for name, value in vars(model).items():  # the shapes, seed and resolved options
+        if name.endswith("_") and name != "module_":
+            setattr(fresh, name, value)
     fresh._build_module()
     rows = model.n_outputs_  # head rows per lead: (horizon, C) flattened
     trained = model.module_.head.direct.weight.detach()

@@ -7,11 +7,16 @@ import pytest
 from sklearn.base import clone
 
 from forecast import load
+from forecast.base import SeriesArrays
+from forecast.models import auto
+from forecast.models._steps import origin_masks
+from forecast.models.auto import resolve_origins
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.nn.ensemble import EnsembleNet
+from forecast.nn.heads import ForecastNet
 from tests.conftest import TINY_NEURAL, make_series, neural_families
 
 TINY = TINY_NEURAL
@@ -91,41 +96,41 @@ def test_validation_size_in_steps_or_as_a_duration():
 
 
 def test_train_origins_choose_the_window_ends():
-    from forecast.base import SeriesArrays
-
     df = make_series(120, tz="Europe/Berlin")
-    model = clone(GRUForecaster(**TINY, timezone="Europe/Berlin", train_origins="12:00"))
-    model.freq_ = pd.tseries.frequencies.to_offset("h")
+    freq = pd.tseries.frequencies.to_offset("h")
     s = SeriesArrays(key=None, y=np.zeros((120, 1)), index=df.index)
-    (mask,) = model._origin_masks([s])
+    origins = resolve_origins("12:00", 120, sliding=True)
+    assert origins == ("12:00",)
+    (mask,) = origin_masks(origins, [s], freq, "Europe/Berlin")
     # the origin of a forecast issued at 12:00 is the step 11:00-12:00
     assert list(df.index[mask].strftime("%H:%M").unique()) == ["11:00"]
     assert mask.sum() == 5
-    model.train_origins = 10
-    (mask,) = model._origin_masks([s])
+    (mask,) = origin_masks(resolve_origins(10, 120, sliding=True), [s], freq, None)
     assert np.flatnonzero(mask)[:3].tolist() == [9, 19, 29]
-    model.train_origins = ["12:00", "25:99"]
+    model = GRUForecaster(**TINY, timezone="Europe/Berlin", train_origins=["12:00", "25:99"])
     with pytest.raises(ValueError, match="train_origins must be"):
-        model._origin_masks([s])
+        model.fit(df)
+    for bad in (2.5, True, 0, [], ["12:00", 12]):
+        with pytest.raises(ValueError, match="train_origins must be"):
+            GRUForecaster(**TINY, train_origins=bad).fit(df)
 
 
 def test_train_origins_auto_thins_only_long_data(monkeypatch):
-    from forecast.base import SeriesArrays
-    from forecast.models import neural
-
+    assert GRUForecaster(**TINY).train_origins == "auto"
+    assert resolve_origins("auto", 200, sliding=True) is None  # 200 steps, under the cap
+    monkeypatch.setattr(auto, "AUTO_ORIGINS", 70)  # 200 steps: every 3rd (ceil(200 / 70))
+    assert resolve_origins("auto", 200, sliding=True) == 3
     index = pd.date_range("2024-01-01", periods=100, freq="h")
     series = [SeriesArrays(key=k, y=np.zeros((100, 1)), index=index) for k in "ab"]
-    model = GRUForecaster(**TINY)
-    assert model.train_origins == "auto"
-    assert model._origin_masks(series) is None  # 200 steps, under the cap
-    monkeypatch.setattr(neural, "AUTO_ORIGINS", 70)  # 200 steps: every 3rd (ceil(200 / 70))
-    masks = model._origin_masks(series)
+    masks = origin_masks(3, series, index.freq, None)
     assert np.flatnonzero(masks[0])[:3].tolist() == [2, 5, 8]
     assert sum(int(m.sum()) for m in masks) == 66 <= 70
-    monkeypatch.setattr(neural, "AUTO_ORIGINS", 100)  # exactly 2 x 100: every 2nd
-    assert sum(int(m.sum()) for m in model._origin_masks(series)) == 100
-    model.windowing = "tbptt"
-    assert model._origin_masks(series) is None  # streams read every step
+    monkeypatch.setattr(auto, "AUTO_ORIGINS", 100)  # exactly 2 x 100: every 2nd
+    stride = resolve_origins("auto", 200, sliding=True)
+    assert sum(int(m.sum()) for m in origin_masks(stride, series, index.freq, None)) == 100
+    assert resolve_origins("auto", 200, sliding=False) is None  # streams read every step
+    model = GRUForecaster(**TINY).fit({"a": make_series(100), "b": make_series(100, seed=1)})
+    assert model.train_origins_ == 2  # resolved once in fit and stored
 
 
 def test_train_origins_fit_fewer_windows_and_refuse_none():
@@ -179,8 +184,6 @@ def test_micro_batches_fit_like_whole_batches(case):
 
 
 def test_micro_batch_size_slices_training_validation_and_prediction(tmp_path, monkeypatch):
-    from forecast.nn.heads import ForecastNet
-
     data = {k: make_series(120, seed=i) for i, k in enumerate("abcdefg")}
     read = {True: [], False: []}  # windows per forward, in training / in evaluation
     forward = ForecastNet.forward

@@ -1,0 +1,116 @@
+"""One declaration of the neural parameters: table, signature, get_params and docs agree."""
+
+import inspect
+import re
+
+import pytest
+from sklearn.base import clone
+
+from forecast.models import GRUForecaster, HopfieldForecaster, OrthogonalRNNForecaster
+from forecast.models.declare import Param, declare_params
+from forecast.models.neural import NeuralForecaster
+from forecast.models.neural_params import NEURAL_PARAMS
+from tests.conftest import neural_families
+
+FAMILY_PARAMS = {
+    "ElmanForecaster": ["nonlinearity"],
+    "LSTMForecaster": ["peephole"],
+    "GRUForecaster": [],
+    "OrthogonalRNNForecaster": ["nonlinearity", "stiefel_lr", "stiefel_rmsprop", "init"],
+    "TransformerForecaster": ["n_heads", "ff_size", "positional", "causal"],
+    "HopfieldForecaster": ["n_heads", "beta", "update_steps", "positional"],
+}
+
+
+def documented(cls) -> list[tuple[str, str]]:
+    """(name, default text) of every entry of the Parameters section of ``cls.__doc__``."""
+    doc = inspect.getdoc(cls)
+    section = doc.split("Parameters\n----------\n", 1)[1]
+    section = re.split(r"\n\n[A-Z][A-Za-z ]*\n-{3,}\n", section, maxsplit=1)[0]
+    return re.findall(r"^(\w+) : .*, default=(.*)$", section, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize("cls", neural_families(), ids=lambda c: c.__name__)
+def test_table_signature_get_params_and_docstring_agree(cls):
+    table = cls._param_table
+    names = [p.name for p in table]
+    assert names == FAMILY_PARAMS[cls.__name__] + [p.name for p in NEURAL_PARAMS]
+    assert table[len(table) - len(NEURAL_PARAMS) :] == NEURAL_PARAMS  # the shared records
+    signature = inspect.signature(cls.__init__).parameters
+    assert list(signature) == ["self", *names]
+    for param in table:
+        assert signature[param.name].kind is inspect.Parameter.KEYWORD_ONLY
+        assert signature[param.name].default == param.default, param.name
+    assert cls._get_param_names() == sorted(names)
+    assert cls().get_params() == {p.name: p.default for p in table}
+    assert documented(cls) == [(p.name, repr(p.default)) for p in table]
+
+
+@pytest.mark.parametrize("cls", neural_families(), ids=lambda c: c.__name__)
+def test_init_stores_verbatim_and_clone_keeps_identity(cls):
+    marker = ["load"]
+    est = cls(future_covariates=marker, context_length="not validated in __init__")
+    assert est.future_covariates is marker and est.context_length == "not validated in __init__"
+    assert not [k for k in vars(est) if k.endswith("_")]
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() and twin is not est
+    assert twin.future_covariates is not marker and twin.future_covariates == marker
+
+
+def test_unknown_and_positional_arguments_are_refused():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'hidden'"):
+        GRUForecaster(hidden=4)
+    with pytest.raises(TypeError, match="positional"):
+        GRUForecaster(24)
+
+
+def test_repr_and_set_params_follow_the_table():
+    est = GRUForecaster(hidden_size=4, residual=True)
+    assert repr(est) == "GRUForecaster(hidden_size=4, residual=True)"
+    assert est.set_params(dropout=0.1) is est and est.dropout == 0.1
+    with pytest.raises(ValueError, match="Invalid parameter 'dropouts'"):
+        est.set_params(dropouts=0.1)
+
+
+def test_a_family_adds_its_parameters_in_front_and_checks_them():
+    @declare_params(Param("width", 2, "int", "A width.", lambda n, v: None))
+    class Wide(NeuralForecaster):
+        """A test family.
+
+        Attributes
+        ----------
+        module_ : ForecastNet
+            The network.
+        """
+
+    class Same(Wide):
+        """Inherits the table and ``__init__`` unchanged."""
+
+    assert [p.name for p in Wide._param_table][:2] == ["width", "context_length"]
+    assert Same._get_param_names() == Wide._get_param_names()
+    assert Same(width=3).width == 3
+    doc = inspect.getdoc(Wide)
+    assert doc.index("width : int, default=2") < doc.index("Attributes\n----------")
+    with pytest.raises(ValueError, match=r"parameters \['horizon'\] are declared twice"):
+        declare_params(Param("horizon", 1, "int", "Again."))(type("Twice", (Wide,), {}))
+
+
+def test_a_subclass_without_init_takes_the_shared_parameters():
+    class Plain(NeuralForecaster):
+        pass
+
+    assert Plain._get_param_names() == sorted(p.name for p in NEURAL_PARAMS)
+    assert Plain(hidden_size=3).get_params()["hidden_size"] == 3
+
+
+@pytest.mark.parametrize(
+    ("cls", "name", "value", "message"),
+    [
+        (OrthogonalRNNForecaster, "stiefel_lr", 0.0, "stiefel_lr must be None or > 0, got 0.0"),
+        (HopfieldForecaster, "beta", -1.0, "beta must be None or > 0, got -1.0"),
+    ],
+)
+def test_family_checks_come_from_the_table(cls, name, value, message):
+    cls(**{name: None})._check_params()
+    with pytest.raises(ValueError, match=message):
+        cls(**{name: value})._check_params()
