@@ -7,6 +7,7 @@ Importing this package enters every built-in estimator in the registry of saved 
 from __future__ import annotations
 
 from forecast.models import baselines
+from forecast.models.auto import MOTION_PRESET
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
@@ -39,6 +40,7 @@ for _name, _cls in {
     register_builtin(_cls, _name)
 
 __all__ = [
+    "MOTION_PRESET",
     "ElmanForecaster",
     "GRUForecaster",
     "HopfieldForecaster",
