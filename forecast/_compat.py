@@ -72,8 +72,27 @@ class Package(types.ModuleType):
         super().__setattr__(name, value)
 
 
+def _parallel_attribute(name: str):
+    """``forecast.parallel.tune`` of 0.1.0: the sweep now lives a layer above, in tuning."""
+    if name != "tune":
+        raise AttributeError(f"module 'forecast.parallel' has no attribute {name!r}")
+    warnings.warn(
+        "forecast.parallel.tune moved to forecast.tune; the old name will be removed",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    from forecast.tuning.sweep import tune  # deprecated alias: tuning sits above parallel
+
+    return tune
+
+
 def install(package: types.ModuleType) -> None:
-    """Make the old module paths importable and protect ``package``'s public functions."""
+    """Make the old paths importable and protect ``package``'s public functions.
+
+    ``forecast.parallel`` gets the attribute ``tune`` of 0.1.0 here rather than in its own
+    package, which sits below :mod:`forecast.tuning` and may not import it.
+    """
     if not any(isinstance(f, _Alias) for f in sys.meta_path):
         sys.meta_path.append(_Alias())
     package.__class__ = Package
+    sys.modules["forecast.parallel"].__getattr__ = _parallel_attribute

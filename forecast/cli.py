@@ -1,148 +1,41 @@
-"""The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch."""
+"""The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch.
+
+The parsers are here; the commands' bodies sit next to what they call:
+:mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
+(predict), :mod:`forecast.batch.cli` (batch), :mod:`forecast.datasets.commands` (data).
+``demo`` and ``tune`` import their modules when they run, as those import MLflow (seconds),
+which ``forecast --help`` and the other commands do without.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 
+import torch
 
-def _parse_params(pairs: Sequence[str]) -> dict:
-    params = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param takes KEY=VALUE, got {pair!r}")
-        try:
-            params[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            params[key] = raw
-    return params
-
-
-def _select(frame, args: argparse.Namespace):
-    """Keep the ``--columns`` of ``frame`` (all when not given); name any missing one."""
-    if not args.columns:
-        return frame
-    missing = [c for c in args.columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{args.data} lacks column(s) {missing}; found {list(frame.columns)}")
-    return frame[args.columns]
+from forecast.batch import add_batch_parser
+from forecast.batch.predict import predict_command
+from forecast.datasets.commands import add_data_parser
+from forecast.specs.commands import backtest_command, fit_command, progress, run_command
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    import contextlib
+    from forecast.specs.demo import run_demo  # start-up: imports mlflow, seconds
 
-    from forecast.specs.demo import run_demo
-    from forecast.training.progress import log_to_stderr
-
-    with contextlib.nullcontext() if args.quiet else log_to_stderr():
+    with progress(args.quiet):
         result = run_demo(args.out, quick=args.quick, seed=args.seed, progress=not args.quiet)
     print(result.summary())
     return 0
 
 
-def _check_out(out: str, overwrite: bool) -> None:
-    """Refuse ``--out`` as :func:`forecast.persistence.format.save` would, but before fitting."""
-    from pathlib import Path
-
-    from forecast.persistence.format import _replaceable
-
-    if not os.path.lexists(out):
-        return
-    if not overwrite:
-        raise FileExistsError(f"{out} exists: pass --overwrite to replace a saved model")
-    _replaceable(Path(out))
-
-
-def _cmd_fit(args: argparse.Namespace) -> int:
-    from forecast.frames.io import read_frame
-    from forecast.specs.spec import build_estimator
-
-    _check_out(args.out, args.overwrite)  # before a long fit, not after
-    estimator = build_estimator(args.model, _parse_params(args.param))
-    frame = _select(read_frame(args.data, args.time_column, timezone=args.timezone), args)
-    estimator.fit(frame)
-    estimator.save(args.out, overwrite=args.overwrite)
-    print(f"fitted {type(estimator).__name__} on {len(frame)} rows; saved to {args.out}")
-    return 0
-
-
-def _cmd_predict(args: argparse.Namespace) -> int:
-    from forecast.base import BaseForecaster
-    from forecast.batch.localtime import to_zone
-    from forecast.frames.io import csv_text, read_frame, write_frame
-
-    estimator = BaseForecaster.load(args.model, device=args.device)
-    history = None
-    if args.data:
-        history = read_frame(args.data, args.time_column, timezone=args.timezone)
-        needed = (
-            list(estimator.columns_) + estimator.past_covariates_ + estimator.future_covariates_
-        )
-        missing = [c for c in needed if c not in history.columns]
-        if missing:
-            raise ValueError(
-                f"{args.data} lacks column(s) {missing} that the model {args.model} needs; "
-                f"found {list(history.columns)}"
-            )
-        history = history[needed]
-    forecast = to_zone(estimator.predict(horizon=args.horizon, history=history), args.timezone)
-    if args.output:
-        write_frame(forecast, args.output)
-    else:
-        sys.stdout.write(csv_text(forecast.rename_axis("timestamp").reset_index()))
-    return 0
-
-
-def _cmd_backtest(args: argparse.Namespace) -> int:
-    from forecast.evaluation.backtest import backtest
-    from forecast.frames.io import read_frame, write_frame
-    from forecast.specs.spec import build_estimator
-
-    estimator = build_estimator(args.model, _parse_params(args.param))
-    frame = _select(read_frame(args.data, args.time_column), args)
-    kwargs = {
-        k: v
-        for k, v in (
-            ("protocol", args.protocol),
-            ("start", args.start),
-            ("end", args.end),
-            ("horizon", args.horizon),
-            ("origins", args.origins),
-            ("target", args.target),
-        )
-        if v
-    }
-    result = backtest(estimator, frame, refit_every=args.refit_every, **kwargs)
-    print(result.metrics.to_markdown(floatfmt=".3f"))
-    if args.output:
-        write_frame(result.forecasts, args.output)
-    return 0
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    import contextlib
-
-    from forecast.specs.spec import run_spec
-    from forecast.training.progress import log_to_stderr
-
-    with contextlib.nullcontext() if args.quiet else log_to_stderr():
-        table = run_spec(args.spec, args.output, progress=not args.quiet)
-    print(table.to_markdown(floatfmt=".3f"))
-    return 0
-
-
 def _cmd_tune(args: argparse.Namespace) -> int:
-    import contextlib
-
-    from forecast.training.progress import log_to_stderr
-    from forecast.tuning.sweep import tune
+    from forecast.tuning.sweep import tune  # start-up: imports mlflow, seconds
 
     try:
-        with contextlib.nullcontext() if args.quiet else log_to_stderr():
+        with progress(args.quiet):
             result = tune(
                 args.spec,
                 address=args.address,
@@ -277,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--overwrite", action="store_true", help="replace the saved model folder --out if it exists"
     )
-    fit.set_defaults(func=_cmd_fit)
+    fit.set_defaults(func=fit_command)
 
     predict = command_parser(
         sub,
@@ -298,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--horizon", type=int, required=True, help="steps to forecast")
     predict.add_argument("--device", default=None, help="cpu or cuda (default: as saved)")
     predict.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
-    predict.set_defaults(func=_cmd_predict)
+    predict.set_defaults(func=predict_command)
 
     bt = command_parser(
         sub,
@@ -324,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--target", default=None, help="target column (others are covariates)")
     bt.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
     bt.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
-    bt.set_defaults(func=_cmd_backtest)
+    bt.set_defaults(func=backtest_command)
 
     run = command_parser(
         sub,
@@ -337,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--quiet", action="store_true", help="no progress on stderr (models, folds, epochs)"
     )
-    run.set_defaults(func=_cmd_run)
+    run.set_defaults(func=run_command)
 
     tune = command_parser(
         sub,
@@ -360,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tune.set_defaults(func=_cmd_tune)
 
-    _optional_commands(sub)
+    add_data_parser(sub)
+    add_batch_parser(sub)
     return parser
 
 
@@ -390,21 +284,11 @@ def _add_param_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _optional_commands(sub) -> None:
-    from forecast.batch import add_batch_parser
-    from forecast.datasets.commands import add_data_parser
-
-    add_data_parser(sub)
-    add_batch_parser(sub)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``forecast`` command and return its exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.threads is not None:
-        import torch
-
         torch.set_num_threads(args.threads)
     try:
         return int(args.func(args) or 0)

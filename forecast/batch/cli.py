@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.localtime import DAY_AHEAD
+from forecast.batch.partitions import is_partitioned, run_partitions
 from forecast.batch.run import BATCH_EXPERIMENT, run_batch
 from forecast.frames.validation import NAN_POLICIES
 from forecast.persistence.manifest import ModelFormatError
@@ -145,7 +146,9 @@ def _quiet() -> Iterator[None]:
 
     Everything is restored on exit, so calling the command in-process leaks nothing.
     """
-    import mlflow  # noqa: F401 - configures its loggers on import; adjust them after
+    # optional: mlflow takes seconds to import; imported here because it configures its
+    # loggers on import, and they are adjusted after
+    import mlflow  # noqa: F401
 
     key = "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"
     saved_env = os.environ.get(key)
@@ -168,8 +171,6 @@ def _quiet() -> Iterator[None]:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    from forecast.batch.partitions import is_partitioned
-
     if is_partitioned(args.input):
         return _cmd_partitions(args)
     if args.engine != "sequential" or args.address or args.num_cpus:
@@ -214,8 +215,6 @@ def _run_options(args: argparse.Namespace) -> dict:
 
 
 def _cmd_partitions(args: argparse.Namespace) -> int:
-    from forecast.batch.partitions import run_partitions
-
     try:
         with _quiet():
             result = run_partitions(

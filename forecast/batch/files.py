@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from forecast.frames import validation as V
+from forecast.frames.io import MixedOffsetsError, read_frame, write_table
 
 OUTPUT_SUFFIXES = (".csv", ".parquet")
 
@@ -64,8 +65,6 @@ def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str 
         Set when the stamps have several UTC offsets and no ``timezone`` was given (the
         frame is then in UTC, for the caller to convert or refuse).
     """
-    from forecast.frames.io import MixedOffsetsError, read_frame
-
     mixed = None
     try:
         try:
@@ -178,6 +177,4 @@ def write_atomic(table: pd.DataFrame, path: Path) -> str:
     See :func:`forecast.frames.io.write_table`: equal tables give byte-identical files, and a
     crash never leaves a half-written file.
     """
-    from forecast.frames.io import write_table
-
     return hashlib.sha256(write_table(table, path).read_bytes()).hexdigest()

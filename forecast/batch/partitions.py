@@ -143,6 +143,7 @@ def run_partitions(
         failed=[(path, error) for path, _, error in outcomes if error is not None],
     )
     if track:
+        # optional: only a tracked run needs mlflow, seconds to import
         from forecast.batch.tracking import log_partitions_run
 
         result.run_id = log_partitions_run(

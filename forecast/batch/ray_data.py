@@ -109,7 +109,7 @@ def forecast_on_ray_data(
     ``ray`` is connected (see :func:`forecast.parallel.ray_session`); the actor pool has
     one actor per schedulable CPU, at most one per partition.
     """
-    import ray.data
+    import ray.data  # optional: the extra forecast[ray]
 
     n = min(cluster_cpus(ray), len(inputs))
     context = ray.data.DataContext.get_current()
@@ -159,7 +159,7 @@ def _outcome(row: dict) -> tuple[str, BatchResult | None, str | None]:
 
 def run_on_ray(model, inputs, output, options, tracking_uri, device, address, num_cpus) -> list:
     """Forecast ``inputs`` on Ray Data; the same ``(input, result, error)`` rows as sequentially."""
-    from forecast.tracking._store import resolve_tracking_uri  # imports mlflow: seconds
+    from forecast.tracking._store import resolve_tracking_uri  # optional: mlflow, seconds
 
     uri = resolve_tracking_uri(tracking_uri)  # absolute for workers in other folders
     if uri.startswith("sqlite:///"):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,7 +24,12 @@ from forecast.batch.files import (
     write_atomic,
 )
 from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps, model_timezone, to_zone
+from forecast.frames.fingerprint import fingerprint
 from forecast.frames.quantiles import parse_levels
+from forecast.frames.requests import default_horizon, split_future
+from forecast.frames.timezones import check_timezone
+from forecast.frames.validation import NAN_POLICIES
+from forecast.persistence.format import load
 
 BATCH_EXPERIMENT = "forecast-batch"
 
@@ -92,8 +96,6 @@ def load_forecaster(
     path = Path(text)
     if not _is_uri(text):
         if (path / "meta.json").is_file():
-            from forecast.persistence.format import load
-
             estimator = load(path, device=device)
             return estimator, _folder_predict(estimator, parse_levels(quantiles))
         if not (path / "MLmodel").is_file():
@@ -101,31 +103,10 @@ def load_forecaster(
                 f"model {text} not found: expected an MLflow model URI (models:/name@alias, "
                 "runs:/id/model) or a folder with MLmodel or meta.json"
             )
-    import mlflow.pyfunc
-    from mlflow.exceptions import MlflowException
+    # optional: only a model in an MLflow store needs mlflow, seconds to import
+    from forecast.batch.tracking import load_from_store
 
-    from forecast.tracking import resolve_tracking_uri, use_store
-    from forecast.tracking._store import sqlite_path
-
-    db = sqlite_path(resolve_tracking_uri(tracking_uri))
-    if text.startswith(("models:/", "runs:/")) and db is not None and not db.is_file():
-        raise BatchError(  # rather than creating an empty store where cron happens to run
-            f"model {text} not found: the store {db} does not exist (pass --tracking-uri or "
-            "set MLFLOW_TRACKING_URI)"
-        )
-
-    try:
-        with use_store(tracking_uri):
-            pyfunc = mlflow.pyfunc.load_model(text)
-    except (MlflowException, OSError) as err:
-        where = "" if not _is_uri(text) else f" in {_display_uri(tracking_uri)}"
-        raise BatchError(f"model {text} not found{where}: {_first_line(err)}") from err
-    wrapper = pyfunc.unwrap_python_model()
-    estimator = getattr(wrapper, "estimator", None)
-    if estimator is None:
-        raise BatchError(f"model {text} is not a forecast pyfunc model (no estimator inside)")
-    params = {} if parse_levels(quantiles) is None else {"quantiles": quantiles}
-    return estimator, lambda h, n: pyfunc.predict(h, params={"horizon": int(n), **params})
+    return load_from_store(text, tracking_uri, quantiles, uri=_is_uri(text))
 
 
 def _folder_predict(estimator: Any, levels) -> Any:
@@ -133,7 +114,6 @@ def _folder_predict(estimator: Any, levels) -> Any:
 
     Future covariates are read from the rows after the history, as the pyfunc model does.
     """
-    from forecast.tracking.pyfunc import split_future
 
     def predict(frame: pd.DataFrame, steps: int) -> pd.DataFrame:
         history, future = split_future(frame, estimator)
@@ -141,12 +121,6 @@ def _folder_predict(estimator: Any, levels) -> Any:
         return estimator.predict(horizon=steps, history=history, quantiles=levels, **extra)
 
     return predict
-
-
-def _display_uri(tracking_uri: str | None) -> str:
-    from forecast.tracking import resolve_tracking_uri
-
-    return resolve_tracking_uri(tracking_uri)
 
 
 def run_batch(
@@ -227,7 +201,10 @@ def run_batch(
         quantiles=quantiles,
     )  # fmt: skip
     if track:
-        result.run_id = _log_batch_run(
+        # optional: only a tracked run needs mlflow, seconds to import
+        from forecast.batch.tracking import log_batch_run
+
+        result.run_id = log_batch_run(
             result,
             history,
             estimator,
@@ -284,14 +261,10 @@ def forecast_file(
     options : dict
         ``horizon`` (steps), ``timezone`` and ``nan_policy`` of the run, for tracking.
     """
-    from forecast.frames.fingerprint import fingerprint
-
     frame, mixed = read if read is not None else read_latest(input, time_column, timezone)
     zone = timezone or model_timezone(estimator)
     if mixed is not None and zone is None:
         raise BatchError(mixed_offsets_message(input, mixed, os.fspath(model), estimator))
-    from forecast.tracking.pyfunc import split_future
-
     history = select_history(to_zone(frame, zone), estimator, input)
     try:  # the issue time is the last observed row, not the last covariate row
         observed, _ = split_future(history, estimator)
@@ -318,9 +291,6 @@ def forecast_file(
 
 
 def _check_options(horizon, timezone, nan_policy) -> None:
-    from forecast.frames.timezones import check_timezone
-    from forecast.frames.validation import NAN_POLICIES
-
     if isinstance(horizon, str) and horizon != DAY_AHEAD:
         raise BatchError(f"horizon must be a positive int or {DAY_AHEAD!r}, got {horizon!r}")
     if timezone is not None:
@@ -333,8 +303,6 @@ def _check_options(horizon, timezone, nan_policy) -> None:
 
 
 def _steps(horizon, estimator, history: pd.DataFrame) -> int:
-    from forecast.tracking.pyfunc import default_horizon
-
     if horizon == DAY_AHEAD:
         try:
             return day_ahead_steps(history.index.max(), estimator.freq_)
@@ -360,60 +328,3 @@ def _nan_policy(estimator: Any, policy: str | None, model) -> Iterator[None]:
         yield
     finally:
         estimator.set_params(nan_policy=saved)
-
-
-def _log_batch_run(result, history, estimator, model, input_path, options, uri, experiment):
-    """Log the batch run; a tracking failure is reported but does not undo the forecast."""
-    from forecast.tracking import _runs
-    from forecast.tracking._store import client as make_client
-    from forecast.tracking._store import ensure_experiment
-    from forecast.tracking.fingerprint import dataset_input
-
-    try:
-        client = make_client(uri)
-        run = client.create_run(
-            ensure_experiment(client, experiment),
-            run_name=f"batch {result.issue_date}",
-            tags={"run_kind": "batch", "model_uri": model, "issue_date": result.issue_date},
-        )
-        run_id = run.info.run_id
-        _runs.log_params(
-            client,
-            run_id,
-            {
-                "model": model,
-                "input": str(Path(input_path).resolve()),
-                "output": str(result.path.resolve()),
-                **{k: v for k, v in options.items() if v is not None},
-            },
-        )
-        _runs.log_tags(
-            client,
-            run_id,
-            {
-                **_runs.estimator_tags(estimator),
-                "input_sha256": result.input_sha256,
-                "output_sha256": result.sha256,
-            },
-        )
-        _runs.log_metrics(client, run_id, {"input_rows": len(history), "output_rows": result.rows})
-        client.log_inputs(
-            run_id,
-            datasets=[
-                dataset_input(
-                    history,
-                    Path(input_path).name,
-                    "batch-input",
-                    str(Path(input_path).resolve()),
-                    result.input_sha256,
-                )
-            ],
-        )
-        client.set_terminated(run_id, "FINISHED")
-        return run_id
-    except Exception as err:
-        print(
-            f"forecast batch: warning: forecast written, but tracking failed: {_first_line(err)}",
-            file=sys.stderr,
-        )
-        return None

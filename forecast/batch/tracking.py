@@ -1,11 +1,143 @@
-"""The MLflow run of a partitioned batch: one run for all partitions, failures tagged."""
+"""The MLflow side of a batch: models from a store, and the runs that record batches.
+
+Everything here needs MLflow (seconds to import), so :mod:`forecast.batch.run` and
+:mod:`forecast.batch.partitions` import this module only for a model URI or a tracked run;
+a batch from a saved folder with ``track=False`` never imports MLflow.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from forecast.batch.files import _first_line
+import mlflow.pyfunc
+import pandas as pd
+from mlflow.exceptions import MlflowException
+
+from forecast.batch.files import BatchError, _first_line
+from forecast.frames.quantiles import parse_levels
+from forecast.tracking import _runs
+from forecast.tracking._store import client as make_client
+from forecast.tracking._store import ensure_experiment, resolve_tracking_uri, sqlite_path, use_store
+from forecast.tracking.fingerprint import dataset_input
+
+__all__ = ["load_from_store", "log_batch_run", "log_partitions_run"]
+
+
+def load_from_store(
+    model: str, tracking_uri: str | None, quantiles: str | None, *, uri: bool
+) -> tuple[Any, Callable[[pd.DataFrame, int], pd.DataFrame]]:
+    """Load an MLflow model (a URI, or a local folder with an ``MLmodel`` file).
+
+    Parameters
+    ----------
+    model : str
+        ``models:/``, ``runs:/`` or other MLflow model URI, or a local MLflow model folder.
+    tracking_uri : str, optional
+        Store resolving ``models:/`` and ``runs:/`` URIs.
+    quantiles : str, optional
+        ``"all"`` or levels such as ``"0.1,0.9"``: the forecasts get quantile columns.
+    uri : bool
+        Whether ``model`` is a URI (error messages then name the store).
+
+    Returns
+    -------
+    estimator : BaseForecaster
+        The fitted estimator inside the pyfunc model.
+    predict : callable
+        ``predict(history, horizon) -> DataFrame``.
+
+    Raises
+    ------
+    BatchError
+        The store or the model does not exist, or it is not a forecast pyfunc model.
+    """
+    db = sqlite_path(resolve_tracking_uri(tracking_uri))
+    if model.startswith(("models:/", "runs:/")) and db is not None and not db.is_file():
+        raise BatchError(  # rather than creating an empty store where cron happens to run
+            f"model {model} not found: the store {db} does not exist (pass --tracking-uri or "
+            "set MLFLOW_TRACKING_URI)"
+        )
+    try:
+        with use_store(tracking_uri):
+            pyfunc = mlflow.pyfunc.load_model(model)
+    except (MlflowException, OSError) as err:
+        where = f" in {resolve_tracking_uri(tracking_uri)}" if uri else ""
+        raise BatchError(f"model {model} not found{where}: {_first_line(err)}") from err
+    wrapper = pyfunc.unwrap_python_model()
+    estimator = getattr(wrapper, "estimator", None)
+    if estimator is None:
+        raise BatchError(f"model {model} is not a forecast pyfunc model (no estimator inside)")
+    params = {} if parse_levels(quantiles) is None else {"quantiles": quantiles}
+    return estimator, lambda h, n: pyfunc.predict(h, params={"horizon": int(n), **params})
+
+
+def log_batch_run(
+    result: Any,
+    history: pd.DataFrame,
+    estimator: Any,
+    model: str,
+    input_path: str,
+    options: dict,
+    uri: str | None,
+    experiment: str,
+) -> str | None:
+    """Log one batch (a BatchResult) as a run; return its id, None if logging failed.
+
+    Params: model, input, output and the run's options; tags: the estimator's, the input
+    fingerprint and the output's SHA-256; metrics: input and output rows; the input as an
+    MLflow dataset. A tracking failure is reported on stderr and does not undo the forecast.
+    """
+    try:
+        client = make_client(uri)
+        run = client.create_run(
+            ensure_experiment(client, experiment),
+            run_name=f"batch {result.issue_date}",
+            tags={"run_kind": "batch", "model_uri": model, "issue_date": result.issue_date},
+        )
+        run_id = run.info.run_id
+        _runs.log_params(
+            client,
+            run_id,
+            {
+                "model": model,
+                "input": str(Path(input_path).resolve()),
+                "output": str(result.path.resolve()),
+                **{k: v for k, v in options.items() if v is not None},
+            },
+        )
+        _runs.log_tags(
+            client,
+            run_id,
+            {
+                **_runs.estimator_tags(estimator),
+                "input_sha256": result.input_sha256,
+                "output_sha256": result.sha256,
+            },
+        )
+        _runs.log_metrics(client, run_id, {"input_rows": len(history), "output_rows": result.rows})
+        client.log_inputs(
+            run_id,
+            datasets=[
+                dataset_input(
+                    history,
+                    Path(input_path).name,
+                    "batch-input",
+                    str(Path(input_path).resolve()),
+                    result.input_sha256,
+                )
+            ],
+        )
+        client.set_terminated(run_id, "FINISHED")
+        return run_id
+    except Exception as err:
+        print(
+            f"forecast batch: warning: forecast written, but tracking failed: {_first_line(err)}",
+            file=sys.stderr,
+        )
+        return None
 
 
 def log_partitions_run(
@@ -25,10 +157,6 @@ def log_partitions_run(
     ends FAILED when any partition failed. A tracking failure is reported on stderr and
     does not undo the forecasts.
     """
-    from forecast.tracking import _runs
-    from forecast.tracking._store import client as make_client
-    from forecast.tracking._store import ensure_experiment
-
     try:
         client = make_client(tracking_uri)
         run = client.create_run(

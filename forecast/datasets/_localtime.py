@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 
 def open_text(path: str | Path, encoding: str = "utf-8-sig") -> io.TextIOBase:
@@ -26,9 +28,6 @@ def parse_wall(cells: pd.Series, fmt: str) -> pd.DatetimeIndex:
     Uses pyarrow's vectorised ``strptime`` (about ten times faster than pandas' for the
     day-first formats of ENTSO-E and SMARD).
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     array = pa.array(cells.to_numpy(dtype=object, na_value=None), type=pa.string())
     parsed = pc.strptime(array, format=fmt, unit="s", error_is_null=True)
     return pd.DatetimeIndex(parsed.to_numpy(zero_copy_only=False)).as_unit("ns")

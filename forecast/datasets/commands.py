@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from forecast.datasets.catalogue import DATASETS, list_datasets
+from forecast.datasets.fetch import fetch
+
 __all__ = ["add_data_parser"]
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from forecast.datasets.catalogue import list_datasets
-
     table = list_datasets(args.data_dir)
     columns = ["name", "available", "path"] + (["source", "licence"] if args.verbose else [])
     print(table[columns].to_string(index=False))
@@ -26,8 +27,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
-    from forecast.datasets.fetch import fetch
-
     try:
         folder = fetch(
             args.name,
@@ -57,8 +56,6 @@ def add_data_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
         The ``data`` parser. Each leaf sets ``func``: call ``args.func(args)``, which
         returns the exit code.
     """
-    from forecast.datasets.catalogue import DATASETS
-
     data = subparsers.add_parser(
         "data",
         help="list the dataset catalogue or download a dataset",

@@ -15,6 +15,8 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from forecast.frames.tables import read_csv_table, read_parquet_table
 from forecast.frames.timezones import check_timezone
@@ -252,9 +254,6 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             if suffix == ".parquet":
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-
                 with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
                     warnings.filterwarnings("ignore", "Series.values")  # API pandas 3.1 deprecates
                     try:

@@ -4,7 +4,9 @@ A request reaches :class:`forecast.tracking.pyfunc.ForecastModel` as one frame. 
 come as the index (naive or aware) or as a ``timestamp`` column (MLflow's ``datetime`` type holds
 naive values only, read as UTC when the model was fitted on aware data); :func:`to_history`
 converts them to the model's time zone. A model with future covariates reads them from the rows
-after the history, whose targets are left empty (:func:`split_future`).
+after the history, whose targets are left empty (:func:`split_future`). A request that names no
+horizon gets :func:`default_horizon`. The MLflow pyfunc model and ``forecast batch`` read requests
+the same way, through this module.
 """
 
 from __future__ import annotations
@@ -16,6 +18,24 @@ import pandas as pd
 from forecast.frames import validation as V
 
 TIMESTAMP_COLUMN = "timestamp"
+DEFAULT_HORIZON = 24
+
+
+def default_horizon(estimator: Any) -> int:
+    """Return the steps a request without a horizon gets.
+
+    Parameters
+    ----------
+    estimator : BaseForecaster
+        The fitted estimator.
+
+    Returns
+    -------
+    int
+        Its ``horizon`` parameter when that is a positive int, else ``DEFAULT_HORIZON`` (24).
+    """
+    value = getattr(estimator, "horizon", None)
+    return int(value) if isinstance(value, int) and value > 0 else DEFAULT_HORIZON
 
 
 def _to_model_tz(stamps: pd.DatetimeIndex, tz: str | None, where: str) -> pd.DatetimeIndex:

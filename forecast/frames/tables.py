@@ -20,6 +20,7 @@ import zlib
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 _EOF_IN_QUOTE = "EOF inside string"
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -81,8 +82,6 @@ def read_parquet_table(path: Path) -> pd.DataFrame:
     DataFrame
         As written, with its own index.
     """
-    import pyarrow as pa
-
     try:
         return pd.read_parquet(path)
     except (pa.ArrowException, OSError) as err:  # pyarrow: OSError without errno on bad data

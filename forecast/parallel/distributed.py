@@ -15,16 +15,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import torch
+from sklearn.base import clone
+
 from forecast.parallel.engine import ray_session
+from forecast.persistence.format import load
 
 __all__ = ["fit_distributed"]
 
 
 def _train_loop(config: dict) -> None:
     """Ray Train worker: fit a clone; rank 0 reports it as a checkpoint folder."""
-    import ray.train
-    import torch
-    from sklearn.base import clone
+    import ray.train  # optional: the extra forecast[ray]
 
     torch.set_num_threads(config["threads"])
     estimator = clone(config["estimator"]).fit(config["data"])
@@ -80,11 +82,9 @@ def fit_distributed(
         raise ValueError(f"num_workers must be a positive int, got {num_workers!r}")
     if getattr(estimator, "windowing", "sliding") != "sliding":
         raise ValueError("fit_distributed needs windowing='sliding' (TBPTT streams are stateful)")
-    from forecast.persistence.format import load
-
     with ray_session(address, num_cpus), tempfile.TemporaryDirectory() as scratch:
-        from ray.train import RunConfig, ScalingConfig
-        from ray.train.torch import TorchConfig, TorchTrainer
+        from ray.train import RunConfig, ScalingConfig  # optional: the extra forecast[ray]
+        from ray.train.torch import TorchConfig, TorchTrainer  # optional: as above
 
         trainer = TorchTrainer(
             _train_loop,

@@ -25,7 +25,7 @@ def check_engine(engine: str) -> str:
 def require_ray() -> Any:
     """Import and return ``ray``, or raise an ImportError saying how to install it."""
     try:
-        import ray
+        import ray  # optional: the extra forecast[ray]
     except ImportError as err:
         message = f"engine='ray' needs Ray, which is not installed: {_INSTALL_HINT}"
         raise ImportError(message) from err

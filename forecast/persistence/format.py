@@ -21,14 +21,14 @@ named by it. Folder layout (format 2.0):
 
 Meta-estimators (:class:`forecast.ConformalForecaster`) nest estimators: a parameter that is
 an estimator is stored in ``params.json`` as its registry name and parameters (listed under
-``"estimator_params"`` in the manifest), and a fitted attribute that is an estimator is
-saved as a subfolder of the same format named after the attribute (``estimator_/``), whose
-``meta.json`` SHA-256 the parent manifest pins under ``"nested"``. Lists work the same way
-(:class:`forecast.EnsembleForecaster`): a parameter that is a list of ``(name, estimator)``
-pairs is stored as a list of ``[name, nested estimator]`` and listed under
-``"estimator_params"`` too, and a fitted attribute that is a list of estimators is saved as
-numbered subfolders (``estimators_/0/``, ``estimators_/1/``, ...) pinned in order by a list
-of SHA-256 under ``"nested"``.
+``"estimator_params"`` in the manifest; see :mod:`forecast.persistence.nested`), and a
+fitted attribute that is an estimator is saved as a subfolder of the same format named after
+the attribute (``estimator_/``), whose ``meta.json`` SHA-256 the parent manifest pins under
+``"nested"``. Lists work the same way (:class:`forecast.EnsembleForecaster`): a parameter
+that is a list of ``(name, estimator)`` pairs is stored as a list of ``[name, nested
+estimator]`` and listed under ``"estimator_params"`` too, and a fitted attribute that is a
+list of estimators is saved as numbered subfolders (``estimators_/0/``, ``estimators_/1/``,
+...) pinned in order by a list of SHA-256 under ``"nested"``.
 
 Estimators with torch modules implement ``_build_module()``, which rebuilds the modules
 from fitted attributes alone; loading fills them from the weights. Loading rejects a folder
@@ -51,9 +51,12 @@ from typing import Any
 
 import numpy as np
 import torch
+from safetensors.torch import load as from_safetensors
+from safetensors.torch import save as to_safetensors
 from sklearn.utils.validation import check_is_fitted
 
 from forecast._version import __version__
+from forecast.frames.fingerprint import fingerprint
 from forecast.persistence.atomic import write_folder
 from forecast.persistence.manifest import (
     MANIFEST,
@@ -63,6 +66,7 @@ from forecast.persistence.manifest import (
     sha256,
 )
 from forecast.persistence.manifest import read_verified as _read_verified
+from forecast.persistence.nested import construct, params_tree
 from forecast.persistence.registry import estimator_class, estimator_name, is_forecaster
 from forecast.persistence.serialize import arrays_from_bytes, arrays_to_bytes, decode, encode
 from forecast.training.device import resolve_device
@@ -83,8 +87,6 @@ def _fitted_attributes(estimator) -> dict:
 
 
 def _weights(modules: dict[str, torch.nn.Module]) -> bytes:
-    from safetensors.torch import save as to_safetensors
-
     tensors = {}
     for name, module in modules.items():
         for key, value in module.state_dict().items():
@@ -99,8 +101,6 @@ def _history_summary(estimator) -> dict | None:
     tails = getattr(estimator, "train_tail_", None)
     if not isinstance(tails, dict) or not any(len(f) for f in tails.values()):
         return None
-    from forecast.frames.fingerprint import fingerprint
-
     single = getattr(estimator, "input_kind_", None) == "frame" and list(tails) == [None]
     return {
         "sha256": fingerprint(tails[None] if single else tails),
@@ -144,46 +144,6 @@ def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path
     return path
 
 
-def _params_tree(estimator) -> tuple[dict, list]:
-    """``params.json`` content; names of the parameters that are estimators."""
-    raw, nested = _raw_params(estimator)
-    return {k: encode(v, f"parameter {k!r}") for k, v in raw.items()}, nested
-
-
-def _raw_params(estimator) -> tuple[dict, list]:
-    """``get_params(deep=False)`` with nested estimators as name/params/nested dicts."""
-
-    def entry(v) -> dict:
-        inner, inner_nested = _raw_params(v)
-        return {"estimator": estimator_name(type(v)), "params": inner, "nested": inner_nested}
-
-    params, nested = {}, []
-    for k, v in estimator.get_params(deep=False).items():
-        if is_forecaster(v):
-            v = entry(v)
-            nested.append(k)
-        elif _is_named_list(v):
-            v = [(name, entry(inner)) for name, inner in v]
-            nested.append(k)
-        params[k] = v
-    return params, nested
-
-
-def _is_named_list(value) -> bool:
-    """Tell whether ``value`` is a non-empty list of ``(name, estimator)`` pairs."""
-    return (
-        isinstance(value, list | tuple)
-        and bool(value)
-        and all(
-            isinstance(p, tuple | list)
-            and len(p) == 2
-            and isinstance(p[0], str)
-            and is_forecaster(p[1])
-            for p in value
-        )
-    )
-
-
 def _is_estimator_list(value) -> bool:
     return type(value) is list and bool(value) and all(is_forecaster(v) for v in value)
 
@@ -192,7 +152,7 @@ def _folder_files(estimator) -> tuple[dict, bytes]:
     """Files of the saved folder of ``estimator`` (subfolders as dicts), and its manifest."""
     check_is_fitted(estimator, "columns_")
     name = estimator_name(type(estimator))
-    params, estimator_params = _params_tree(estimator)
+    params, estimator_params = params_tree(estimator)
     fitted = _fitted_attributes(estimator)
     modules = {k: v for k, v in fitted.items() if isinstance(v, torch.nn.Module)}
     inner = {k: v for k, v in fitted.items() if is_forecaster(v) or _is_estimator_list(v)}
@@ -251,8 +211,6 @@ def _read_tree(files: dict[str, bytes], name: str, path: Path, arrays=None) -> d
 
 
 def _restore_modules(estimator, names: list, data: bytes, path: Path, device: str) -> None:
-    from safetensors.torch import load as from_safetensors
-
     where = path / WEIGHTS
     try:
         tensors = from_safetensors(data)
@@ -339,49 +297,11 @@ def _load(path: Path, target: str, cls: type | None, expected: str | None):
     return estimator
 
 
-def _construct(cls: type, params: dict, nested: list, where: Path):
-    """``cls(**params)`` after checking the names; nested estimator parameters rebuilt first."""
-    if not isinstance(nested, list) or not set(nested) <= set(params):
-        raise ModelFormatError(f"{where}: 'estimator_params' must list parameters of the model")
-    unknown = sorted(set(params) - set(cls._get_param_names()))
-    if unknown:
-        raise ModelFormatError(f"{where}: {cls.__name__} takes no parameters {unknown}")
-    params = dict(params)
-    for key in nested:
-        entry = params[key]
-        if isinstance(entry, list):  # (name, estimator) pairs
-            if not entry or not all(
-                isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in entry
-            ):
-                raise ModelFormatError(
-                    f"{where}: parameter {key!r} is not a list of (name, estimator) pairs"
-                )
-            params[key] = [
-                (name, _nested(value, f"{key}[{name!r}]", where)) for name, value in entry
-            ]
-        else:
-            params[key] = _nested(entry, key, where)
-    return cls(**params)
-
-
-def _nested(entry, key: str, where: Path):
-    """Build the estimator a nested-estimator entry of params.json describes."""
-    if not isinstance(entry, dict) or set(entry) != {"estimator", "params", "nested"}:
-        raise ModelFormatError(f"{where}: parameter {key!r} is not a nested estimator")
-    try:
-        inner = estimator_class(entry["estimator"])
-    except ValueError as err:
-        raise ModelFormatError(f"{where}: parameter {key!r}: {err}") from err
-    if not isinstance(entry["params"], dict):
-        raise ModelFormatError(f"{where}: parameter {key!r} has no parameter dict")
-    return _construct(inner, entry["params"], entry["nested"], where)
-
-
 def _rebuild(cls: type, files: dict[str, bytes], path: Path, manifest: dict, device: str):
     """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
     params = _read_tree(files, PARAMS, path)
     nested = manifest.get("estimator_params") or []
-    estimator = _construct(cls, params, nested, path / PARAMS)
+    estimator = construct(cls, params, nested, path / PARAMS)
     arrays = _read_arrays(files, path)
     for name, value in _read_tree(files, FITTED, path, arrays).items():
         if not _ATTRIBUTE.fullmatch(name) or name in params:

@@ -320,12 +320,9 @@ def _d_dtindex(node, arrays, where):
     )
     if node["tz"] is not None:
         index = index.tz_localize("UTC").tz_convert(_field(node, "tz", (str,)))
-    freq = node["freq"]
-    return (
-        index
-        if freq is None
-        else pd.DatetimeIndex(index, freq=to_offset(_field(node, "freq", (str,))))
-    )
+    if node["freq"] is not None:
+        index = pd.DatetimeIndex(index, freq=to_offset(_field(node, "freq", (str,))))
+    return index
 
 
 def _d_index(node, arrays, where):

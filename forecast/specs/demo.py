@@ -27,6 +27,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from forecast.batch import run_batch
+from forecast.evaluation.memory import _process_peak_mb
+from forecast.frames.io import write_frame
+from forecast.models import get_estimator
+from forecast.specs.spec import load_data, run_spec
+from forecast.tracking import resolve_tracking_uri
+from forecast.tracking._store import client as make_client
+
 __all__ = ["DemoResult", "demo_spec", "run_demo"]
 
 DEFAULT_OUT = "forecast-demo"
@@ -122,9 +130,6 @@ def demo_spec(out: str | Path = DEFAULT_OUT, *, quick: bool = False, seed: int =
     dict
         The spec's tables, as :func:`forecast.specs.spec.run_spec` takes them.
     """
-    from forecast.models import get_estimator
-    from forecast.tracking import resolve_tracking_uri
-
     spec = tomllib.loads(files("forecast.specs").joinpath(SPEC).read_text())
     spec["tracking"]["tracking_uri"] = resolve_tracking_uri(Path(out) / "mlflow.db")
     for params in spec["models"].values():
@@ -162,12 +167,6 @@ def run_demo(
     -------
     DemoResult
     """
-    from forecast.batch import run_batch
-    from forecast.evaluation.memory import _process_peak_mb
-    from forecast.frames.io import write_frame
-    from forecast.specs.spec import load_data, run_spec
-    from forecast.tracking._store import client as make_client
-
     started = time.perf_counter()
     out = Path(out)
     spec = demo_spec(out, quick=quick, seed=seed)

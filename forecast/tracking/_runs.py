@@ -8,6 +8,9 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import mlflow
+import torch
+from mlflow.entities import Metric, Param, RunTag
 from mlflow.utils.validation import MAX_PARAM_VAL_LENGTH, MAX_TAG_VAL_LENGTH
 
 from forecast._version import __version__
@@ -34,9 +37,6 @@ def estimator_params(estimator: Any, prefix: str = "") -> dict[str, str]:
 
 def estimator_tags(estimator: Any) -> dict[str, str]:
     """Tags naming the model and the software it ran on."""
-    import mlflow
-    import torch
-
     cls = type(estimator)
     device = getattr(estimator, "device_", None) or getattr(estimator, "device", None) or "cpu"
     return {
@@ -57,8 +57,6 @@ def _text(value: Any, limit: int) -> str:
 
 def log_params(client, run_id: str, params: Mapping[str, Any]) -> None:
     """Log params in batches (values stringified and truncated to MLflow's limit)."""
-    from mlflow.entities import Param
-
     items = [Param(str(k), _text(v, MAX_PARAM_VAL_LENGTH)) for k, v in params.items()]
     for i in range(0, len(items), _BATCH):
         client.log_batch(run_id, params=items[i : i + _BATCH], synchronous=True)
@@ -66,8 +64,6 @@ def log_params(client, run_id: str, params: Mapping[str, Any]) -> None:
 
 def log_tags(client, run_id: str, tags: Mapping[str, Any]) -> None:
     """Set tags in batches (None values are skipped)."""
-    from mlflow.entities import RunTag
-
     items = [RunTag(str(k), _text(v, MAX_TAG_VAL_LENGTH)) for k, v in tags.items() if v is not None]
     for i in range(0, len(items), _BATCH):
         client.log_batch(run_id, tags=items[i : i + _BATCH], synchronous=True)
@@ -80,8 +76,6 @@ def log_metrics(client, run_id: str, metrics: Mapping[str, Any], step: int = 0) 
 
 def log_metric_steps(client, run_id: str, rows: Iterable[tuple[str, Any, int]]) -> None:
     """Log ``(key, value, step)`` rows in few batches, skipping values that are not numbers."""
-    from mlflow.entities import Metric
-
     stamp = int(time.time() * 1000)
     items = [Metric(str(k), float(v), stamp, int(s)) for k, v, s in rows if _is_real(v)]
     for i in range(0, len(items), 10 * _BATCH):

@@ -16,6 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import mlflow
+from mlflow import MlflowClient
+from mlflow.exceptions import MlflowException
+from mlflow.tracking._model_registry import utils as registry_utils
+from mlflow.tracking._tracking_service import utils as tracking_utils
+
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 _URI_ENV = ("MLFLOW_TRACKING_URI", "MLFLOW_REGISTRY_URI")
 # tells the MLflow 3 UI that runs here train models (its "Model training" view, not GenAI)
@@ -55,8 +61,6 @@ def sqlite_path(uri: str) -> Path | None:
 
 def client(uri: str | None = None, registry_uri: str | None = None):
     """Return an :class:`mlflow.MlflowClient` bound to ``uri`` (resolved as above)."""
-    from mlflow import MlflowClient
-
     return MlflowClient(tracking_uri=resolve_tracking_uri(uri), registry_uri=registry_uri)
 
 
@@ -74,8 +78,6 @@ def ensure_experiment(mlflow_client, name: str) -> str:
     db = sqlite_path(mlflow_client.tracking_uri)
     if db is not None:
         location = (db.parent / "mlruns").as_uri()
-    from mlflow.exceptions import MlflowException
-
     try:
         return mlflow_client.create_experiment(name, artifact_location=location, tags=_KIND)
     except MlflowException:  # created concurrently by another process
@@ -104,10 +106,6 @@ def use_store(uri: str | None = None, registry_uri: str | None = None) -> Iterat
     str
         The tracking URI in use.
     """
-    import mlflow
-    from mlflow.tracking._model_registry import utils as registry_utils
-    from mlflow.tracking._tracking_service import utils as tracking_utils
-
     resolved = resolve_tracking_uri(uri)
     saved_env = {key: os.environ.get(key) for key in _URI_ENV}
     saved_tracking = tracking_utils._tracking_uri

@@ -15,9 +15,12 @@ from typing import Any
 
 import pandas as pd
 
+from forecast.frames.fingerprint import fingerprint
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client
-from forecast.tracking._store import ensure_experiment, resolve_tracking_uri
+from forecast.tracking._store import ensure_experiment
+from forecast.tracking.fingerprint import dataset_input
+from forecast.tracking.pyfunc import log_model
 from forecast.training.callbacks import Callback
 
 __all__ = ["MLflowCallback", "track_fit"]
@@ -101,8 +104,6 @@ class MLflowCallback(Callback):
     # ----------------------------------------------------------------- hooks
     def on_fit_start(self, estimator: Any) -> None:
         """Open the run; log params, tags and the data fingerprint."""
-        from forecast.tracking.fingerprint import dataset_input, fingerprint
-
         self._client = make_client(self.tracking_uri)
         experiment_id = ensure_experiment(self._client, self.experiment)
         tags = {"dataset": self.dataset or "data", **self.tags}
@@ -152,8 +153,6 @@ class MLflowCallback(Callback):
         if device is not None:
             _runs.log_tags(self._client, self.run_id, {"device": str(device)})
         if self.log_model or self.registered_model_name:
-            from forecast.tracking.pyfunc import log_model
-
             self.model_info = log_model(
                 estimator,
                 self.run_id,
@@ -175,11 +174,6 @@ class MLflowCallback(Callback):
         if status == "RUNNING":
             _runs.log_tags(self._client, self.run_id, {"error": f"{exc_type.__name__}: {exc}"})
             self._client.set_terminated(self.run_id, "FAILED")
-
-    @property
-    def tracking_uri_resolved(self) -> str:
-        """The store this callback logs to."""
-        return resolve_tracking_uri(self.tracking_uri)
 
 
 def _final_metrics(estimator: Any) -> dict[str, float]:

@@ -24,7 +24,9 @@ from typing import Any
 
 import pandas as pd
 
+from forecast.evaluation.compare import NOT_METRICS
 from forecast.tracking import _runs
+from forecast.tracking.pyfunc import log_model, register, unloggable_reason
 
 __all__ = ["Champion", "register_champion", "selectable_metrics"]
 
@@ -66,8 +68,6 @@ class Champion:
 
 def selectable_metrics(columns) -> list[str]:
     """Columns of a comparison table a champion can be selected by (lower is better)."""
-    from forecast.evaluation.compare import NOT_METRICS
-
     return [str(c) for c in columns if c not in (*NOT_METRICS, "bias")]
 
 
@@ -114,8 +114,6 @@ def register_champion(
     ValueError
         If ``select`` is not a metric column, or no scored model can be logged.
     """
-    from forecast.tracking.pyfunc import log_model, register, unloggable_reason
-
     table = comparison.table
     check_select(select, table.columns)
     ranking = table[select].dropna().sort_values(kind="stable")

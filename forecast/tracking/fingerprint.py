@@ -1,12 +1,8 @@
-"""Data fingerprints: a content hash of a frame, and its MLflow dataset input.
+"""Data fingerprints in MLflow: a frame's content hash wrapped into a dataset input.
 
-The hash itself lives in :mod:`forecast.frames.fingerprint` (free of MLflow, so saving a model
-can record it); it is re-exported here.
-
-The hash covers what a forecaster sees: column names, the timestamps (as UTC nanoseconds
-plus the time zone name) and every value, numbers as float64 (so an integer column read
-from CSV and the same numbers as floats hash alike). Frames equal in content have equal
-fingerprints however they were built or stored.
+The hash has one definition, :func:`forecast.frames.fingerprint.fingerprint` (re-exported
+here); saved model folders, fit runs, backtests and batch runs all store its value. This
+module only turns data and its hash into the dataset input MLflow logs with a run.
 """
 
 from __future__ import annotations
@@ -14,7 +10,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 
+import mlflow.data
 import pandas as pd
+from mlflow.entities import DatasetInput, InputTag
 
 from forecast.frames import validation as V
 from forecast.frames.fingerprint import fingerprint
@@ -58,9 +56,6 @@ def dataset_input(
     mlflow.entities.DatasetInput
         Ready for ``MlflowClient.log_inputs``; its tags hold the full SHA-256.
     """
-    import mlflow.data
-    from mlflow.entities import DatasetInput, InputTag
-
     digest = digest or fingerprint(data)
     with warnings.catch_warnings():
         # MLflow warns about ambiguous local sources, and its schema inference reads

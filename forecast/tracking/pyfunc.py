@@ -12,8 +12,9 @@ MLflow itself trusts the ``MLmodel`` file (it imports the loader module it names
 the model's ``code`` folder on ``sys.path``): load MLflow models only from stores you trust.
 
 How a request frame becomes the history (timestamps as index or ``timestamp`` column, converted
-to the fitted time zone; future covariates on the rows after the history) is in
-:mod:`forecast.frames.requests` (:func:`to_history`, :func:`split_future`, re-exported here).
+to the fitted time zone; future covariates on the rows after the history; the horizon of a
+request that names none) is in :mod:`forecast.frames.requests` (:func:`to_history`,
+:func:`split_future`, :func:`default_horizon`, re-exported here).
 """
 
 from __future__ import annotations
@@ -23,29 +24,39 @@ from pathlib import Path
 from typing import Any
 
 import mlflow.pyfunc
+import numpy
 import pandas as pd
+import safetensors
+import sklearn
+import torch
+from mlflow.models import Model, ModelSignature
+from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
 
 from forecast.frames import validation as V
-from forecast.frames.requests import TIMESTAMP_COLUMN, split_future, to_history
+from forecast.frames.quantiles import parse_levels, quantile_column
+from forecast.frames.requests import (
+    DEFAULT_HORIZON,
+    TIMESTAMP_COLUMN,
+    default_horizon,
+    split_future,
+    to_history,
+)
+from forecast.persistence.format import load, save
+from forecast.tracking._store import client as make_client
 from forecast.tracking._store import use_store
+from forecast.tracking.fingerprint import to_flat_frame
 
 __all__ = [
+    "DEFAULT_HORIZON",
     "TIMESTAMP_COLUMN",
     "ForecastModel",
+    "default_horizon",
     "log_model",
     "model_signature",
     "split_future",
     "to_history",
     "unloggable_reason",
 ]
-
-DEFAULT_HORIZON = 24
-
-
-def default_horizon(estimator: Any) -> int:
-    """Return the estimator's ``horizon`` parameter when it has one, else 24."""
-    value = getattr(estimator, "horizon", None)
-    return int(value) if isinstance(value, int) and value > 0 else DEFAULT_HORIZON
 
 
 class ForecastModel(mlflow.pyfunc.PythonModel):
@@ -64,8 +75,6 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
 
     def load_context(self, context) -> None:
         """Load the ``estimator`` folder artifact (on CUDA when present, else CPU)."""
-        from forecast.persistence.format import load
-
         device = (context.model_config or {}).get("device")
         self.estimator = load(context.artifacts["estimator"], device=device)
 
@@ -77,8 +86,6 @@ class ForecastModel(mlflow.pyfunc.PythonModel):
         ``params["quantiles"]`` (models that forecast quantiles): ``"all"`` or levels such
         as ``"0.1,0.9"`` add the columns ``<column>_q<level>``; ``"none"``: points only.
         """
-        from forecast.frames.quantiles import parse_levels
-
         horizon = (params or {}).get("horizon") or default_horizon(self.estimator)
         quantiles = parse_levels((params or {}).get("quantiles"))
         history, future = split_future(to_history(model_input, self.estimator), self.estimator)
@@ -100,8 +107,6 @@ class _LoadedModel:
 
 def _load_pyfunc(data_path: str, model_config: dict | None = None) -> _LoadedModel:
     """Load the saved model folder ``data_path`` (MLflow's loader-module entry point)."""
-    from forecast.persistence.format import load
-
     model = ForecastModel()
     model.estimator = load(data_path, device=(model_config or {}).get("device"))
     return _LoadedModel(model)
@@ -115,9 +120,6 @@ def model_signature(estimator: Any, horizon: int | None = None):
     Models that forecast quantiles also take a string ``quantiles`` parameter (``"all"``,
     ``"0.1,0.9"``; default ``"none"``) and list the quantile columns as optional outputs.
     """
-    from mlflow.models import ModelSignature
-    from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
-
     past = list(getattr(estimator, "past_covariates_", []))
     past += list(getattr(estimator, "future_covariates_", None) or [])
     inputs = [ColSpec("datetime", TIMESTAMP_COLUMN, required=False)]
@@ -129,8 +131,6 @@ def model_signature(estimator: Any, horizon: int | None = None):
     specs = [ParamSpec("horizon", "long", h)]
     levels = estimator._quantile_levels() if hasattr(estimator, "_quantile_levels") else ()
     if levels:  # quantile columns are optional outputs, asked for by the "quantiles" param
-        from forecast.frames.quantiles import quantile_column
-
         names = [quantile_column(str(c), q) for c in estimator.columns_ for q in levels]
         outputs += [ColSpec("double", name, required=False) for name in names]
         specs.append(ParamSpec("quantiles", "string", "none"))
@@ -149,8 +149,6 @@ def input_example(
     future covariates gets ``horizon`` more rows whose targets are left empty: the rows of
     the forecast steps, which carry only the covariates.
     """
-    from forecast.tracking.fingerprint import to_flat_frame
-
     future = list(getattr(estimator, "future_covariates_", None) or [])
     ahead = int(horizon or default_horizon(estimator)) if future else 0
     rows = max(int(estimator._min_history()), 3) + ahead
@@ -178,11 +176,6 @@ def input_example(
 
 
 def _requirements() -> list[str]:
-    import numpy
-    import safetensors
-    import sklearn
-    import torch
-
     return [
         f"mlflow=={mlflow.__version__}",
         f"torch=={torch.__version__.split('+')[0]}",
@@ -247,11 +240,6 @@ def log_model(
     mlflow.models.model.ModelInfo
         ``model_uri`` is ``models:/<model_id>``; ``runs:/<run_id>/<name>`` works too.
     """
-    from mlflow.models import Model
-
-    from forecast.persistence.format import save
-    from forecast.tracking._store import client as make_client
-
     reason = unloggable_reason(estimator)
     if reason is not None:
         raise ValueError(f"cannot log {type(estimator).__name__} as a pyfunc model: {reason}")
@@ -306,8 +294,6 @@ def register(
     str
         The new version number.
     """
-    from forecast.tracking._store import client as make_client
-
     with use_store(tracking_uri):
         version = mlflow.register_model(model_uri, name).version
     if alias:

@@ -28,6 +28,7 @@ from forecast.tracking._store import client as make_client
 from forecast.tracking._store import ensure_experiment, resolve_tracking_uri
 from forecast.tracking.callback import DEFAULT_EXPERIMENT, MLflowCallback
 from forecast.tracking.fingerprint import dataset_input, fingerprint
+from forecast.tracking.pyfunc import log_model, unloggable_reason
 
 __all__ = ["MLflowTracker"]
 
@@ -253,8 +254,6 @@ class MLflowTracker:
             client.log_artifacts(run_id, str(folder), "backtest")
         _log_plots(client, run_id, plots)
         if self.log_models:
-            from forecast.tracking.pyfunc import log_model, unloggable_reason
-
             reason = unloggable_reason(fitted)
             if reason is None:
                 info = log_model(fitted, run_id, tracking_uri=self.tracking_uri, history=data)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 
 from forecast.specs.tune import TuneSettings
+from forecast.tracking import _runs
+from forecast.tracking._store import client as make_client
+from forecast.tracking._store import ensure_experiment, resolve_tracking_uri, sqlite_path
+from forecast.tracking.pyfunc import log_model, unloggable_reason
 
 _STATUSES = ("FINISHED", "STOPPED", "FAILED")
 
@@ -23,9 +27,6 @@ class TrialRun:
         self.client = self.run_id = None
         if tracking is None:
             return
-        from forecast.tracking import _runs
-        from forecast.tracking._store import client as make_client
-
         self.client = make_client(tracking["uri"])
         earlier = self.client.search_runs(
             [tracking["experiment_id"]],
@@ -47,8 +48,6 @@ class TrialRun:
     def log(self, metrics: dict, step: int) -> None:
         """Log one epoch's metrics to the trial's run."""
         if self.client is not None:
-            from forecast.tracking import _runs
-
             _runs.log_metrics(self.client, self.run_id, metrics, step=step)
 
     def end(self, status: str, error: str | None = None) -> None:
@@ -61,10 +60,6 @@ class TrialRun:
 
 def start_tracking(spec: dict, settings: TuneSettings, saved: dict) -> dict:
     """Open (or, on resume, reuse) the parent run; return what trials need to log."""
-    from forecast.tracking import _runs
-    from forecast.tracking._store import client as make_client
-    from forecast.tracking._store import ensure_experiment, resolve_tracking_uri, sqlite_path
-
     table = spec.get("tracking", {})
     uri = resolve_tracking_uri(table.get("tracking_uri"))
     db = sqlite_path(uri)
@@ -97,8 +92,6 @@ def close_stopped(tracking: dict | None) -> None:
     """Mark the child runs ASHA stopped (still RUNNING) as KILLED."""
     if tracking is None:
         return
-    from forecast.tracking._store import client as make_client
-
     client = make_client(tracking["uri"])
     children = client.search_runs(
         [tracking["experiment_id"]],
@@ -114,10 +107,6 @@ def finish_tracking(tracking, estimator, best_info: dict, train, trials) -> str 
     """Log the refitted best model under the sweep's parent run; return its run id."""
     if tracking is None:
         return None
-    from forecast.tracking import _runs
-    from forecast.tracking._store import client as make_client
-    from forecast.tracking.pyfunc import log_model, unloggable_reason
-
     client = make_client(tracking["uri"])
     parent = tracking["parent"]
     _runs.log_params(client, parent, {f"best.{k}": v for k, v in best_info["config"].items()})

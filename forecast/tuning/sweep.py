@@ -1,4 +1,4 @@
-"""Hyperparameter sweeps on Ray Tune: ``forecast.parallel.tune`` and ``forecast tune``.
+"""Hyperparameter sweeps on Ray Tune: :func:`forecast.tune` and ``forecast tune``.
 
 A sweep reads an experiment spec with a ``[tune]`` table (see
 :mod:`forecast.specs.tune`). Every trial builds the tuned model from its ``[models]``
@@ -19,13 +19,17 @@ import json
 import math
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from forecast.evaluation.backtest import backtest
 from forecast.parallel.engine import ray_session
+from forecast.specs.spec import build_models, load_data, read_spec
 from forecast.specs.tune import TuneSettings, parse_tune, to_ray
+from forecast.tracking import _runs
 from forecast.training.callbacks import Callback
 from forecast.tuning.runs import TrialRun, close_stopped, finish_tracking, start_tracking
 
@@ -80,7 +84,7 @@ class _ReportEpochs(Callback):
         self.val_loss = math.nan
 
     def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
-        from ray import tune as ray_tune
+        from ray import tune as ray_tune  # optional: the extra forecast[ray]
 
         self.epochs += 1
         self.val_loss = float(logs.get("val_loss", logs["train_loss"]))
@@ -90,18 +94,13 @@ class _ReportEpochs(Callback):
 
 def build_tuned(spec: dict, settings: TuneSettings, config: dict) -> Any:
     """Build the estimator of ``[models.<tuned>]`` with the sampled ``config`` on top."""
-    from forecast.specs.spec import build_models
-
     table = {**spec["models"][settings.model], **config}
     return build_models({settings.model: table})[settings.model]
 
 
 def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, tracking: Any) -> None:
     """One trial: backtest the configuration on the validation period and report it."""
-    from ray import tune as ray_tune
-
-    from forecast.evaluation.backtest import backtest
-    from forecast.tracking import _runs
+    from ray import tune as ray_tune  # optional: the extra forecast[ray]
 
     context = ray_tune.get_context()
     config = {k: v.item() if hasattr(v, "item") else v for k, v in config.items()}
@@ -172,8 +171,6 @@ def tune(
         The sweep was interrupted before every trial ended; its state is kept for
         ``resume=True`` (the parent run stays open and is reused).
     """
-    from forecast.specs.spec import load_data, read_spec
-
     spec_path = Path(spec)
     spec = read_spec(spec_path)
     if "tune" not in spec:
@@ -227,11 +224,9 @@ def tune(
 
 
 def _run_tuner(ray, spec, settings, validation, tracking, folder: Path, resume: bool):
-    from functools import partial
-
-    from ray import tune as ray_tune
-    from ray.tune.schedulers import ASHAScheduler
-    from ray.tune.search import BasicVariantGenerator
+    from ray import tune as ray_tune  # optional: the extra forecast[ray]
+    from ray.tune.schedulers import ASHAScheduler  # optional: as above
+    from ray.tune.search import BasicVariantGenerator  # optional: as above
 
     trainable = ray_tune.with_parameters(
         partial(_trial, spec=spec, settings=settings, tracking=tracking), data=validation

@@ -136,3 +136,14 @@ def test_backtest_folds_on_ray_equal_sequential(ray_local):
     pd.testing.assert_frame_equal(
         on_ray.estimator.predict(horizon=3), plain.estimator.predict(horizon=3)
     )
+
+
+def test_tune_under_its_old_name_warns_and_is_forecast_tune():
+    import forecast
+    import forecast.parallel
+
+    with pytest.warns(DeprecationWarning, match="forecast.parallel.tune moved to forecast.tune"):
+        old = forecast.parallel.tune
+    assert old is forecast.tune
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        forecast.parallel.nope  # noqa: B018

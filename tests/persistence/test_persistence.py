@@ -116,6 +116,20 @@ def test_history_fingerprint_is_the_tracking_fingerprint_of_the_kept_data(tmp_pa
     assert meta["history"]["sha256"] == fingerprint(data.iloc[-12:])  # context_length rows
 
 
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "folders"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.iterdir()))
+def test_history_fingerprints_saved_by_0_1_0_are_recomputed_unchanged(name):
+    from forecast.frames.fingerprint import fingerprint
+
+    meta = json.loads((GOLDEN / name / "meta.json").read_text())
+    est = forecast.load(GOLDEN / name)
+    tails = est.train_tail_
+    single = getattr(est, "input_kind_", None) == "frame" and list(tails) == [None]
+    assert meta["history"]["sha256"] == fingerprint(tails[None] if single else tails)
+
+
 def test_neural_round_trip_gives_identical_forecasts_and_state(saved, lstm, data):
     loaded = LSTMForecaster.load(saved, device="cpu")
     assert type(loaded) is LSTMForecaster and loaded.get_params() == lstm.get_params()

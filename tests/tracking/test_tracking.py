@@ -94,6 +94,23 @@ def test_fingerprint_depends_on_content_only():
     assert len(fingerprint(df)) == 64
 
 
+def test_fingerprint_has_one_definition_and_pinned_values():
+    """Saved folders and MLflow runs store these hashes: the values must never move."""
+    import importlib
+
+    for module in ("forecast.frames.fingerprint", "forecast.tracking.fingerprint"):
+        assert importlib.import_module(module).fingerprint is fingerprint
+    index = pd.date_range("2023-03-26", periods=4, freq="h", tz="Europe/Berlin", name="time")
+    df = pd.DataFrame({"load": [1.5, np.nan, 3.0, 4.25], "count": [1, 2, 3, 4]}, index=index)
+    naive = pd.DataFrame({"y": [0.0, -1.0]}, index=pd.date_range("2024-01-01", periods=2))
+    # the values of version 0.1.0 (forecast/_fingerprint.py then)
+    assert fingerprint(df) == "e31ec59ebc62391a6c38285d7b5eb1273ad45f12da1c7be82efe3f2f97a6752f"
+    assert (
+        fingerprint({"a": df, "b": naive})
+        == "d4d21cb8160cdd30d19500a03fa675e9fdd19738385ea7735d46660ab4a612e7"
+    )
+
+
 # --------------------------------------------------------------------------- callback
 def test_callback_logs_params_epochs_fingerprint_and_tags(store):
     df = make_series(n=96, tz="Europe/Berlin")

@@ -1,0 +1,53 @@
+"""The ``forecast predict`` command's body: one forecast from a saved model folder.
+
+The model is a folder written by ``forecast fit`` (:func:`forecast.persistence.format.save`);
+the forecast starts after the training data, or after ``--data`` when given, and goes to a
+CSV/Parquet file or, as CSV, to stdout. Scheduled forecasts with MLflow models and atomic
+output files are ``forecast batch`` (:mod:`forecast.batch`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from forecast.base import BaseForecaster
+from forecast.batch.localtime import to_zone
+from forecast.frames.io import csv_text, read_frame, write_frame
+
+__all__ = ["predict_command"]
+
+
+def predict_command(args: argparse.Namespace) -> int:
+    """Run ``forecast predict``: forecast ``--horizon`` steps with the model ``--model``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``predict`` arguments.
+
+    Returns
+    -------
+    int
+        The exit code.
+    """
+    estimator = BaseForecaster.load(args.model, device=args.device)
+    history = None
+    if args.data:
+        history = read_frame(args.data, args.time_column, timezone=args.timezone)
+        needed = (
+            list(estimator.columns_) + estimator.past_covariates_ + estimator.future_covariates_
+        )
+        missing = [c for c in needed if c not in history.columns]
+        if missing:
+            raise ValueError(
+                f"{args.data} lacks column(s) {missing} that the model {args.model} needs; "
+                f"found {list(history.columns)}"
+            )
+        history = history[needed]
+    forecast = to_zone(estimator.predict(horizon=args.horizon, history=history), args.timezone)
+    if args.output:
+        write_frame(forecast, args.output)
+    else:
+        sys.stdout.write(csv_text(forecast.rename_axis("timestamp").reset_index()))
+    return 0

@@ -1,0 +1,134 @@
+"""Parameters that are estimators: stored by registry name and parameters, rebuilt checked.
+
+A meta-estimator's parameter that is an estimator (``ConformalForecaster(estimator=...)``)
+or a list of ``(name, estimator)`` pairs (``EnsembleForecaster(estimators=[...])``) is
+written to ``params.json`` as ``{"estimator": <registry name>, "params": {...}, "nested":
+[...]}`` (a list of ``[name, entry]`` pairs for a list), recursively; the manifest lists
+those parameters under ``"estimator_params"``. Loading rebuilds them through the registry
+only (never a class named by a module path) and checks every parameter name against the
+class before constructing it. See :mod:`forecast.persistence.format` for the folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from forecast.persistence.manifest import ModelFormatError
+from forecast.persistence.registry import estimator_class, estimator_name, is_forecaster
+from forecast.persistence.serialize import encode
+
+__all__ = ["construct", "params_tree"]
+
+
+def params_tree(estimator: Any) -> tuple[dict, list]:
+    """Return the ``params.json`` tree of ``estimator`` and its estimator parameters.
+
+    Parameters
+    ----------
+    estimator : BaseForecaster
+        The estimator whose ``get_params(deep=False)`` is stored.
+
+    Returns
+    -------
+    tree : dict
+        Parameter name to typed JSON value (see :mod:`forecast.persistence.serialize`).
+    nested : list of str
+        Names of the parameters that are estimators or ``(name, estimator)`` lists.
+    """
+    raw, nested = _raw_params(estimator)
+    return {k: encode(v, f"parameter {k!r}") for k, v in raw.items()}, nested
+
+
+def _raw_params(estimator) -> tuple[dict, list]:
+    """``get_params(deep=False)`` with nested estimators as name/params/nested dicts."""
+
+    def entry(v) -> dict:
+        inner, inner_nested = _raw_params(v)
+        return {"estimator": estimator_name(type(v)), "params": inner, "nested": inner_nested}
+
+    params, nested = {}, []
+    for k, v in estimator.get_params(deep=False).items():
+        if is_forecaster(v):
+            v = entry(v)
+            nested.append(k)
+        elif _is_named_list(v):
+            v = [(name, entry(inner)) for name, inner in v]
+            nested.append(k)
+        params[k] = v
+    return params, nested
+
+
+def _is_named_list(value) -> bool:
+    """Tell whether ``value`` is a non-empty list of ``(name, estimator)`` pairs."""
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(
+            isinstance(p, tuple | list)
+            and len(p) == 2
+            and isinstance(p[0], str)
+            and is_forecaster(p[1])
+            for p in value
+        )
+    )
+
+
+def construct(cls: type, params: dict, nested: list, where: Path) -> Any:
+    """Return ``cls(**params)`` after checking the names; nested estimators rebuilt first.
+
+    Parameters
+    ----------
+    cls : type
+        The registered class read from the manifest.
+    params : dict
+        Decoded ``params.json``.
+    nested : list of str
+        The manifest's ``"estimator_params"``.
+    where : Path
+        The file named in error messages.
+
+    Returns
+    -------
+    BaseForecaster
+        The unfitted estimator.
+
+    Raises
+    ------
+    ModelFormatError
+        A parameter the class does not take, or a malformed nested entry.
+    """
+    if not isinstance(nested, list) or not set(nested) <= set(params):
+        raise ModelFormatError(f"{where}: 'estimator_params' must list parameters of the model")
+    unknown = sorted(set(params) - set(cls._get_param_names()))
+    if unknown:
+        raise ModelFormatError(f"{where}: {cls.__name__} takes no parameters {unknown}")
+    params = dict(params)
+    for key in nested:
+        entry = params[key]
+        if isinstance(entry, list):  # (name, estimator) pairs
+            if not entry or not all(
+                isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in entry
+            ):
+                raise ModelFormatError(
+                    f"{where}: parameter {key!r} is not a list of (name, estimator) pairs"
+                )
+            params[key] = [
+                (name, _nested(value, f"{key}[{name!r}]", where)) for name, value in entry
+            ]
+        else:
+            params[key] = _nested(entry, key, where)
+    return cls(**params)
+
+
+def _nested(entry, key: str, where: Path):
+    """Build the estimator a nested-estimator entry of params.json describes."""
+    if not isinstance(entry, dict) or set(entry) != {"estimator", "params", "nested"}:
+        raise ModelFormatError(f"{where}: parameter {key!r} is not a nested estimator")
+    try:
+        inner = estimator_class(entry["estimator"])
+    except ValueError as err:
+        raise ModelFormatError(f"{where}: parameter {key!r}: {err}") from err
+    if not isinstance(entry["params"], dict):
+        raise ModelFormatError(f"{where}: parameter {key!r} has no parameter dict")
+    return construct(inner, entry["params"], entry["nested"], where)
