@@ -96,6 +96,14 @@ def new_store(tmp_path_factory):
     return make
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(config, items):
+    """Every test that starts Ray (through ``ray_local``) carries the ``ray`` marker."""
+    for item in items:
+        if "ray_local" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.ray)
+
+
 @pytest.fixture(scope="module")
 def ray_local():
     """A local Ray with two CPUs for the module's tests, shut down after them."""
