@@ -38,6 +38,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
+
+from forecast.datasets import german_load
+from forecast.evaluation.backtest import backtest
+from forecast.evaluation.metrics import bias, mape
+from forecast.evaluation.schedule import day_ahead_plan
+from forecast.frames.calendar import calendar_features
+from forecast.models.hopfield import HopfieldForecaster
 
 TZ = "Europe/Berlin"
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,14 +61,6 @@ MODELS = ("ours", "nhits")
 TIMINGS = ("fit_s", "fit_cpu_s", "predict_s", "backtest_s", "rss_gb", "rss_base_gb", "epochs")
 
 
-def german_load(data_dir: str | None) -> pd.DataFrame:
-    """Hourly mean load from 2019 through 2023, Europe/Berlin index."""
-    from forecast.datasets import load
-
-    df = load("entsoe-de", data_dir=data_dir)[["actual"]].resample("1h").mean().tz_convert(TZ)
-    return df.loc[FIRST:"2023"]
-
-
 def peak_rss_gb() -> float:
     """Peak resident memory of this process, GB (Linux reports kB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
@@ -68,12 +68,11 @@ def peak_rss_gb() -> float:
 
 def day_ahead_origins(index: pd.DatetimeIndex) -> pd.DatetimeIndex:
     """Origins of the protocol: the hour ending at 12:00 local on D-1, for D in 2023."""
-    days = pd.date_range(FIRST_TEST, LAST_TEST, freq="D", tz=TZ)
-    origins = pd.DatetimeIndex([d - pd.Timedelta(days=1) + pd.Timedelta(hours=11) for d in days])
-    missing = origins.difference(index)
-    if len(missing):
-        raise ValueError(f"origins not in the data: {list(missing[:3])}")
-    return origins
+    plan = day_ahead_plan(index, FIRST_TEST, LAST_TEST, timezone=TZ)  # the backtest's schedule
+    days = pd.date_range(FIRST_TEST, LAST_TEST, freq="D")
+    if len(plan) != len(days):
+        raise ValueError(f"{len(days) - len(plan)} days of the test period are not in the data")
+    return pd.DatetimeIndex(plan["origin"])
 
 
 def scored_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -84,9 +83,6 @@ def scored_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_ours(df: pd.DataFrame, quick: bool) -> tuple[pd.DataFrame, dict]:
-    from forecast.evaluation.backtest import backtest
-    from forecast.models.hopfield import HopfieldForecaster
-
     class CpuTimed(HopfieldForecaster):
         """Records the CPU seconds of ``fit`` (the backtest reports wall seconds only)."""
 
@@ -118,11 +114,9 @@ def nf_frame(y: pd.Series, calendar: pd.DataFrame, uid: str) -> pd.DataFrame:
 
 
 def run_nhits(df: pd.DataFrame, quick: bool) -> tuple[pd.DataFrame, dict]:
-    import neuralforecast
-    from neuralforecast import NeuralForecast
-    from neuralforecast.models import NHITS
-
-    from forecast.frames.calendar import calendar_features
+    import neuralforecast  # the extra forecast[bench], and only in the NHITS worker
+    from neuralforecast import NeuralForecast  # as above
+    from neuralforecast.models import NHITS  # as above
 
     index, y = df.index, df["actual"]
     origins = day_ahead_origins(index)
@@ -190,15 +184,11 @@ def steps_taken(model) -> int:
 
 def worker(name: str, data_dir: str | None, out: Path, quick: bool) -> None:
     """Run one model in this process; write its scored forecasts and timings next to ``out``."""
-    import torch
-
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
-    if name == "nhits":
-        import neuralforecast.models  # noqa: F401  (imports count in the baseline below)
-    else:
-        import forecast.models.hopfield  # noqa: F401
-    df = german_load(data_dir)
+    if name == "nhits":  # the extra forecast[bench]; its imports count in the baseline below
+        import neuralforecast.models  # noqa: F401
+    df = german_load(start=FIRST, end=LAST_TEST, columns=["actual"], data_dir=data_dir)
     rss_before_fit = peak_rss_gb()  # interpreter, libraries and data
     frame, info = (run_ours if name == "ours" else run_nhits)(df, quick)
     info |= {
@@ -229,8 +219,6 @@ def launch(name: str, args: argparse.Namespace, folder: Path, repeat: int) -> tu
 
 
 def score(frame: pd.DataFrame) -> dict:
-    from forecast.evaluation.metrics import bias, mape
-
     return {
         "mape": mape(frame["y_true"], frame["y_pred"]),
         "bias": bias(frame["y_true"], frame["y_pred"]),
@@ -326,8 +314,6 @@ def main() -> None:
     gap = abs(rows[-2]["mape"] - infos["ours"]["library_mape"])
     if gap > 1e-9:
         raise AssertionError(f"MAPE from the forecasts differs from backtest's by {gap}")
-    import torch
-
     meta = {
         "command": "python " + " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:]),
         "date": datetime.now().strftime("%Y-%m-%d %H:%M"),

@@ -29,6 +29,7 @@ import pandas as pd
 import torch
 
 from forecast import GRUForecaster, LinearLagForecaster, SeasonalNaive
+from forecast.batch.partitions import run_partitions
 from forecast.datasets import load
 from forecast.parallel import fit_many
 
@@ -140,14 +141,14 @@ class PeakSampler:
 
 def start_ray(cpus: int) -> float:
     """Start a local Ray and import forecast in each worker; return the seconds it took."""
-    import ray
+    import ray  # the extra forecast[ray]
 
     t0 = time.perf_counter()
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
 
     @ray.remote(num_cpus=1)
     def warm() -> int:
-        import forecast  # noqa: F401
+        import forecast  # noqa: F401  (in the worker process: its start-up is what is warmed)
 
         time.sleep(0.5)
         return os.getpid()
@@ -161,7 +162,7 @@ def forecasts(models: dict) -> np.ndarray:
 
 
 def bench_fits(series: dict, engines: list[str], models: list[str]) -> list[dict]:
-    import ray
+    import ray  # the extra forecast[ray]
 
     rows = []
     for model_name, make in MODELS.items():
@@ -200,9 +201,7 @@ def bench_fits(series: dict, engines: list[str], models: list[str]) -> list[dict
 
 def bench_batch(series: dict, engines: list[str], folder: Path) -> list[dict]:
     """``forecast batch --input DIR`` over one Parquet file per series."""
-    import ray
-
-    from forecast.batch.partitions import run_partitions
+    import ray  # the extra forecast[ray]
 
     inputs = folder / "inputs"
     inputs.mkdir()

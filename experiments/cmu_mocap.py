@@ -1,30 +1,17 @@
 """CMU motion capture: LSTM and GRU against zero velocity on the exp-map benchmark.
 
-Protocol (the CMU-mocap exp-map benchmark of Li et al. 2018, as later papers use it):
-
-* data: ``forecast.datasets.load("cmu-mocap")``, every 2nd frame (40 ms per step);
-* modelled channels: the dimensions that move in the training split (std >= 1e-4; 70, the
-  width of the reference network's output) minus the global translation and rotation
-  (``root_*``, ``j0_*``), which the metric ignores: 64 channels;
-* one global model over all 32 training sequences (a dict of frames);
-* test sequences: for each test file, ``numpy.random.RandomState(1234567890)`` (re-seeded per
-  action) draws 8 start frames ``idx = rng.randint(0, n - 75)``; frames ``idx .. idx + 49``
-  are observed, ``idx + 50 .. idx + 74`` are predicted (``get_test_batch`` of the reference
-  code). Six actions have a test file here (basketball_signal and directing_traffic do
-  not); washwindow has no training file, so it tests generalisation to an unseen action;
-* full 117-dimensional vectors are rebuilt as the reference ``unNormalizeData`` does: the
-  dimensions constant over the training split carry the training mean, both in the ground
-  truth and in every forecast; the global dimensions are ignored by the metric;
-* error: ``forecast.evaluation.metrics.euler_angle_error`` on the 75 ground-truth frames against the
-  50 observed frames followed by the 25 forecast frames, so that its near-constant filter
-  (std <= 1e-4) sees all 75 frames as the reference does; the error of the forecast frames
-  is kept. 80/160/320/400/1000 ms are forecast frames 2/4/8/10/25, i.e. indices
-  1/3/7/9/24 of the per-frame error (the reference prints ``mean_mean_errors[ms]`` for
-  ``ms in [1, 3, 7, 9, 13, 24]``), averaged over the 8 samples of an action, then over
-  actions;
-* zero velocity repeats the last observed frame (frame 49 of the 75); constant velocity
-  (``forecast.ConstantVelocity``) adds ``k`` times the last frame difference (49 - 48) to it
-  at forecast frame ``k = 1 .. 25``, in the modelled channels.
+Protocol: the CMU-mocap exp-map benchmark of Li et al. 2018 as later papers use it,
+``forecast.evaluation.motion`` (every 2nd frame, 40 ms per step; the 64 modelled channels;
+one global model over the 32 training sequences; 8 windows of 50 observed + 25 predicted
+frames per test file drawn with the reference seed 1234567890; Euler-angle error at
+80/160/320/400/1000 ms, averaged over the 8 windows of an action, then over actions). Six
+actions have a test file here (basketball_signal and directing_traffic do not); washwindow
+has no training file, so it tests generalisation to an unseen action. The networks forecast
+each window from the whole test sequence up to its last observed frame
+(``history="sequence"``, ``predict_origins``), as the tables were measured. Zero velocity
+repeats the last observed frame; constant velocity (``forecast.ConstantVelocity``) adds
+``k`` times the last frame difference to it at forecast frame ``k = 1 .. 25``, in the
+modelled channels.
 
 The ``velocity`` variants are the one change made outside the library to give the networks
 a residual connection: the targets are first differences of the modelled channels, the
@@ -51,89 +38,23 @@ import numpy as np
 import pandas as pd
 import torch
 
-from forecast.datasets import constant_columns, load
-from forecast.evaluation.metrics import euler_angle_error
+from forecast import EnsembleForecaster
+from forecast.evaluation.motion import (
+    OBSERVED,
+    PREDICTED,
+    MotionBenchmark,
+    action_of,
+    forecast_windows,
+    full_vectors,
+    load_motion_benchmark,
+    score_windows,
+    zero_velocity,
+)
 from forecast.models.baselines import ConstantVelocity
 from forecast.models.recurrent import GRUForecaster, LSTMForecaster
 
-SEED = 1234567890  # the reference's test seed
-N_SAMPLES = 8  # test windows per action
-OBSERVED, PREDICTED = 50, 25
-MS = (80, 160, 320, 400, 1000)
-FRAME_INDEX = (1, 3, 7, 9, 24)  # per-frame error index of each entry of MS (40 ms per frame)
-GLOBAL = ["root_x", "root_y", "root_z", "j0_x", "j0_y", "j0_z"]
 FAMILIES = {"lstm": LSTMForecaster, "gru": GRUForecaster}
 OUT = Path(__file__).parent / "results" / "cmu_mocap.md"
-
-
-# ------------------------------------------------------------------------- data
-@dataclass
-class Benchmark:
-    """Training frames (modelled channels) and the test windows with their ground truth."""
-
-    train: dict[str, pd.DataFrame]  # key -> frame of the modelled channels
-    test: dict[str, pd.DataFrame]  # action -> frame of the modelled channels
-    starts: dict[str, list[int]]  # action -> first frame of each test window
-    truth: dict[str, np.ndarray]  # action -> (8, 75, 117) exp-map ground truth
-    columns: list[str]  # modelled channels
-    all_columns: list[str]  # the 117 exp-map dimensions
-    fill: np.ndarray  # (117,) value of the dimensions that are not modelled
-
-
-def action_of(key: str) -> str:
-    """Action of a file key: ``"train/walking_3"`` -> ``"walking"``."""
-    return key.split("/", 1)[1].rsplit("_", 1)[0]
-
-
-def modelled_channels(train_full: dict[str, pd.DataFrame]) -> tuple[list, list, np.ndarray]:
-    """Modelled channels, all 117 dimensions and the fill of the others, from training files."""
-    all_columns = list(next(iter(train_full.values())).columns)
-    constant = set(constant_columns(train_full.values()))
-    columns = [c for c in all_columns if c not in constant and c not in GLOBAL]
-    stacked = pd.concat(list(train_full.values())).to_numpy()
-    fill = stacked.mean(axis=0)  # training mean, as unNormalizeData fills ignored dimensions
-    return columns, all_columns, fill
-
-
-def draw_windows(
-    frames: dict[str, pd.DataFrame], columns: list[str], all_columns: list[str], fill: np.ndarray
-) -> tuple[dict, dict, dict]:
-    """Windows of the reference code from one file per action (action -> 117-column frame).
-
-    Returns the modelled channels of each file, the first frame of its 8 windows
-    (``RandomState(SEED)`` re-seeded per action) and the (8, 75, 117) ground truth with the
-    dimensions that are not modelled set to ``fill``.
-    """
-    not_modelled = np.array([c not in columns for c in all_columns])
-    kept, starts, truth = {}, {}, {}
-    for action, frame in frames.items():
-        rng = np.random.RandomState(SEED)  # re-seeded per action, as the reference does
-        n = len(frame)
-        idx = [int(rng.randint(0, n - OBSERVED - PREDICTED)) for _ in range(N_SAMPLES)]
-        values = frame.to_numpy().copy()
-        values[:, not_modelled] = fill[not_modelled]
-        kept[action] = frame[columns]
-        starts[action] = idx
-        truth[action] = np.stack([values[i : i + OBSERVED + PREDICTED] for i in idx])
-    return kept, starts, truth
-
-
-def load_benchmark(data_dir: str | None) -> Benchmark:
-    """Read the benchmark files and draw the test windows of the reference code."""
-    frames = load("cmu-mocap", data_dir=data_dir)  # every 2nd frame, all 117 dimensions
-    train_full = {k: f for k, f in frames.items() if k.startswith("train/")}
-    columns, all_columns, fill = modelled_channels(train_full)
-    tests = {action_of(k): f for k, f in sorted(frames.items()) if k.startswith("test/")}
-    test, starts, truth = draw_windows(tests, columns, all_columns, fill)
-    return Benchmark(
-        train={k: f[columns] for k, f in train_full.items()},
-        test=test,
-        starts=starts,
-        truth=truth,
-        columns=columns,
-        all_columns=all_columns,
-        fill=fill,
-    )
 
 
 def to_velocity(frame: pd.DataFrame) -> pd.DataFrame:
@@ -181,7 +102,7 @@ def variants() -> dict[str, Variant]:
     return {v.name: v for v in out}
 
 
-def fit_variant(variant: Variant, bench: Benchmark, base: dict):
+def fit_variant(variant: Variant, bench: MotionBenchmark, base: dict):
     """Fit one variant on the training dict; return the model and the fit seconds."""
     model = variant.estimator(bench.columns, base)
     train = bench.train
@@ -192,82 +113,25 @@ def fit_variant(variant: Variant, bench: Benchmark, base: dict):
     return model, time.perf_counter() - start
 
 
-def forecast_variant(model, variant: Variant, bench: Benchmark) -> dict[str, np.ndarray]:
+def forecast_variant(model, variant: Variant, bench: MotionBenchmark) -> dict[str, np.ndarray]:
     """Forecasts of the modelled channels, action -> (8, 25, C), from ``predict_origins``."""
+    if not variant.velocity:
+        return forecast_windows(model, bench, history="sequence")
     out = {}
     for action, frame in bench.test.items():
-        data = to_velocity(frame) if variant.velocity else frame
-        origins = frame.index[[i + OBSERVED - 1 for i in bench.starts[action]]]
-        long = model.predict_origins(data, origins, horizon=PREDICTED)
+        origins = bench.origins(action)
+        long = model.predict_origins(to_velocity(frame), origins, horizon=PREDICTED)
         targets = model.columns_
         pred = long[targets].to_numpy().reshape(len(origins), PREDICTED, len(targets))
-        if variant.velocity:
-            last = frame.loc[origins].to_numpy()[:, None, :]  # (8, 1, C)
-            pred = last + np.cumsum(pred, axis=1)
-        out[action] = pred
+        last = frame.loc[origins].to_numpy()[:, None, :]  # (8, 1, C)
+        out[action] = last + np.cumsum(pred, axis=1)
     return out
 
 
-def zero_velocity(bench: Benchmark) -> dict[str, np.ndarray]:
-    """Repeat the last observed frame, action -> (8, 25, 117)."""
-    return {
-        a: np.repeat(t[:, OBSERVED - 1 : OBSERVED], PREDICTED, axis=1)
-        for a, t in bench.truth.items()
-    }
-
-
-def constant_velocity(bench: Benchmark) -> dict[str, np.ndarray]:
-    """Last observed frame plus k times the last frame difference, action -> (8, 25, C).
-
-    The library's :class:`~forecast.ConstantVelocity` on the modelled channels, from the
-    same origins as the networks (one batched ``predict_origins`` call per action).
-    """
-    return forecast_windows(ConstantVelocity(window=1).fit(bench.train), bench)
-
-
-def forecast_windows(model, bench: Benchmark) -> dict[str, np.ndarray]:
-    """Forecasts of a fitted library model of the modelled channels, action -> (8, 25, C)."""
-    out = {}
-    for action, frame in bench.test.items():
-        origins = frame.index[[i + OBSERVED - 1 for i in bench.starts[action]]]
-        long = model.predict_origins(frame, origins, horizon=PREDICTED)
-        values = long[model.columns_].to_numpy()
-        out[action] = values.reshape(len(origins), PREDICTED, len(model.columns_))
-    return out
-
-
-def full_vectors(pred: dict[str, np.ndarray], bench: Benchmark) -> dict[str, np.ndarray]:
-    """Put forecasts of the modelled channels into 117-dimensional vectors."""
-    pos = [bench.all_columns.index(c) for c in bench.columns]
-    out = {}
-    for action, p in pred.items():
-        full = np.broadcast_to(bench.fill, (*p.shape[:2], len(bench.fill))).copy()
-        full[..., pos] = p
-        out[action] = full
-    return out
-
-
-# --------------------------------------------------------------------- scoring
-def score(pred_full: dict[str, np.ndarray], bench: Benchmark) -> pd.DataFrame:
-    """Euler error at the reported horizons, one row per action (radians)."""
-    rows = {}
-    for action, truth in bench.truth.items():
-        joined = np.concatenate([truth[:, :OBSERVED], pred_full[action]], axis=1)  # (8, 75, D)
-        per_frame = euler_angle_error(truth, joined)[OBSERVED:]  # (25,)
-        rows[action] = per_frame[list(FRAME_INDEX)]
-    return pd.DataFrame.from_dict(rows, orient="index", columns=[f"{ms} ms" for ms in MS])
-
-
-def markdown(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
-    """A plain markdown table (no tabulate dependency)."""
-    head = "| " + " | ".join([frame.index.name or ""] + list(frame.columns)) + " |"
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
-    rule = "|---|" + "".join("---:|" if n else "---|" for n in numeric)
-    lines = [head, rule]
-    for idx, row in frame.iterrows():
-        cells = [format(v, floatfmt) if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join([str(idx)] + cells) + " |")
-    return "\n".join(lines)
+def constant_velocity(bench: MotionBenchmark) -> dict[str, np.ndarray]:
+    """Last observed frame plus k times the last frame difference, action -> (8, 25, C)."""
+    model = ConstantVelocity(window=1).fit(bench.train)
+    return forecast_windows(model, bench, history="sequence")
 
 
 def summary_tables(
@@ -288,16 +152,16 @@ def summary_tables(
     )
     per.index = [f"{a} / {m}" for a, m in per.index]
     per.index.name = "action / model"
-    return markdown(mean), markdown(mean_seen), markdown(per)
+    return tuple(t.to_markdown(floatfmt=".3f") for t in (mean, mean_seen, per))
 
 
-def run_variant(variant: Variant, bench: Benchmark, base: dict) -> tuple[pd.DataFrame, tuple]:
+def run_variant(variant: Variant, bench: MotionBenchmark, base: dict) -> tuple[pd.DataFrame, tuple]:
     """Fit, forecast and score one variant; return its scores and a row of the run table."""
     model, fit_s = fit_variant(variant, bench, base)
     t1 = time.perf_counter()
     pred = forecast_variant(model, variant, bench)
     pred_s = time.perf_counter() - t1
-    result = score(full_vectors(pred, bench), bench)
+    result = score_windows(full_vectors(pred, bench), bench)
     loss = model.history_["train_loss"]
     seed = base["random_state"]
     row = (variant.name, seed, variant.about, model.n_epochs_, loss[0], loss[-1], fit_s, pred_s)
@@ -354,8 +218,6 @@ def build_model(cls: type, base: dict, params: dict, seed: int, blend: dict | No
     first = cls(**{**base, **params, "random_state": seed})
     if blend is None:
         return first
-    from forecast import EnsembleForecaster
-
     second = cls(**{**base, **blend, "random_state": seed})
     return EnsembleForecaster([("first", first), ("second", second)])
 
@@ -420,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     t0 = time.perf_counter()
-    bench = load_benchmark(args.data_dir)
+    bench = load_motion_benchmark(args.data_dir)
     seen = sorted({action_of(k) for k in bench.train})
     seen = [a for a in bench.truth if a in seen]
     print(
@@ -428,8 +290,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{len(bench.columns)} modelled channels, test actions {list(bench.truth)}",
         flush=True,
     )
-    zero = score(zero_velocity(bench), bench)
-    constant = score(full_vectors(constant_velocity(bench), bench), bench)
+    zero = score_windows(zero_velocity(bench), bench)
+    constant = score_windows(full_vectors(constant_velocity(bench), bench), bench)
     scores, by_seed, runs = {"zero velocity": zero, "constant velocity": constant}, {}, []
     for name in names:
         for seed in seeds if name in repeat else seeds[:1]:
@@ -473,13 +335,16 @@ def main(argv: list[str] | None = None) -> None:
         mean_seen,
     ]
     if repeated:
-        blocks += ["Spread over weight seeds (mean over all test actions):", markdown(spread)]
+        blocks += [
+            "Spread over weight seeds (mean over all test actions):",
+            spread.to_markdown(floatfmt=".3f"),
+        ]
     blocks += [
         f"Per action (weight seed {seeds[0]}):",
         per,
         "Training (loss of the first and last epoch: MSE of the scaled targets, which are "
         "scaled frame differences for the velocity variants, so compare within a family):",
-        markdown(run_table, ".4g"),
+        run_table.to_markdown(floatfmt=".4g"),
     ]
     text = "\n\n".join(blocks)
     print()

@@ -2,10 +2,10 @@
 
 ``GRUForecaster(context_length=50, horizon=25, hidden_size=128, residual=True,
 random_state=seed)`` with nothing else set is fitted on the 32 training sequences (the
-64 modelled channels of ``experiments/cmu_mocap.py``) for seeds 0, 1, 2; each test window
+64 modelled channels of ``forecast.evaluation.motion``) for seeds 0, 1, 2; each test window
 is forecast with ``predict(horizon=25, history=window)`` (the 48 windows as one dict, one
-batched call) and scored with the benchmark's ``score``. The settings its ``"auto"``
-parameters resolve to were chosen on the validation protocol of
+batched call: ``forecast_windows(history="window")``) and scored with ``score_windows``.
+The settings its ``"auto"`` parameters resolve to were chosen on the validation protocol of
 ``experiments/cmu_mocap_validation.py`` (training files only); this script reads the test
 files and is run once per reported configuration. It writes its section (the validation
 table from the log, then the test table) into ``results/cmu_mocap.md``.
@@ -17,53 +17,27 @@ table from the log, then the test table) into ``results/cmu_mocap.md``.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
+from cmu_mocap import DEFAULTS_BEGIN, DEFAULTS_END, OUT, write_between  # the scripts next to
+from cmu_mocap_validation import LOG, table  # this one: results file and validation log
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from cmu_mocap import (  # noqa: E402  (the benchmark scripts next to this one)
-    DEFAULTS_BEGIN,
-    DEFAULTS_END,
-    MS,
-    OBSERVED,
-    OUT,
-    PREDICTED,
-    Benchmark,
+from forecast.evaluation.motion import (
+    HORIZONS,
+    forecast_windows,
     full_vectors,
-    load_benchmark,
-    markdown,
-    score,
-    write_between,
+    load_motion_benchmark,
+    score_windows,
     zero_velocity,
 )
-from cmu_mocap_validation import LOG, table  # noqa: E402
-
-from forecast.models.recurrent import GRUForecaster  # noqa: E402
+from forecast.models.recurrent import GRUForecaster
 
 RES_SUP = (0.390, 0.588, 0.980, 1.130, 1.528)  # Martinez et al. 2017, 6-action mean (issue 10)
 BEGIN, END = DEFAULTS_BEGIN, DEFAULTS_END
-
-
-def forecast_test(model: GRUForecaster, bench: Benchmark) -> dict[str, np.ndarray]:
-    """``predict(horizon=25, history=window)`` for every test window, action -> (8, 25, C)."""
-    windows = {
-        f"{action}/{k}": frame.iloc[start : start + OBSERVED]
-        for action, frame in bench.test.items()
-        for k, start in enumerate(bench.starts[action])
-    }
-    fc = model.predict(horizon=PREDICTED, history=windows)
-    return {
-        action: np.stack(
-            [fc[f"{action}/{k}"][model.columns_].to_numpy() for k in range(len(starts))]
-        )
-        for action, starts in bench.starts.items()
-    }
 
 
 def section(validation: str, test: pd.DataFrame, fits: pd.DataFrame, note: str) -> str:
@@ -78,9 +52,9 @@ def section(validation: str, test: pd.DataFrame, fits: pd.DataFrame, note: str) 
             validation,
             "Test, the plain constructor (mean over the 6 test actions; mean +- sample std "
             "over seeds):",
-            markdown(test, ".3f"),
+            test.to_markdown(floatfmt=".3f"),
             "Fits (one thread, machine shared with other jobs):",
-            markdown(fits, ".4g"),
+            fits.to_markdown(floatfmt=".4g"),
             END,
         ]
     )
@@ -95,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--note", default="", help="paragraph under the section title")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    bench = load_benchmark(args.data_dir)
+    bench = load_motion_benchmark(args.data_dir)
     rows, fits = {}, {}
     for seed in [int(s) for s in args.seeds.split(",")]:
         model = GRUForecaster(
@@ -104,7 +78,8 @@ def main(argv: list[str] | None = None) -> None:
         start = time.perf_counter()
         model.fit(bench.train)
         fit_s = time.perf_counter() - start
-        rows[seed] = score(full_vectors(forecast_test(model, bench), bench), bench).mean()
+        pred = forecast_windows(model, bench, history="window")
+        rows[seed] = score_windows(full_vectors(pred, bench), bench).mean()
         fits[f"seed {seed}"] = {
             "fit s": fit_s,
             "epochs": model.n_epochs_,
@@ -114,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
         }
         print(f"seed {seed}: {rows[seed].round(3).tolist()} fit {fit_s:.0f} s", flush=True)
     runs = pd.DataFrame(rows).T  # seeds x horizons
-    zero = score(zero_velocity(bench), bench).mean()
+    zero = score_windows(zero_velocity(bench), bench).mean()
     cells = {
         "zero velocity": [f"{v:.3f}" for v in zero],
         "Res-sup. (Martinez et al. 2017)": [f"{v:.3f}" for v in RES_SUP],
@@ -123,13 +98,13 @@ def main(argv: list[str] | None = None) -> None:
         ],
     }
     cells |= {f"GRU defaults, seed {s}": [f"{v:.3f}" for v in r] for s, r in runs.iterrows()}
-    test = pd.DataFrame(cells, index=[f"{ms} ms" for ms in MS]).T
+    test = pd.DataFrame(cells, index=list(HORIZONS)).T
     test.index.name = "model"
     below = runs.mean().to_numpy() < np.array(RES_SUP)
     verdict = ", ".join(
-        f"{ms} ms: {'below' if b else 'ABOVE'}" for ms, b in zip(MS, below, strict=True)
+        f"{ms}: {'below' if b else 'ABOVE'}" for ms, b in zip(HORIZONS, below, strict=True)
     )
-    print(markdown(test), "\nmean vs Res-sup.:", verdict)
+    print(test.to_markdown(floatfmt=".3f"), "\nmean vs Res-sup.:", verdict)
     fit_table = pd.DataFrame(fits).T
     fit_table.index.name = "fit"
     text = section(table(LOG), test, fit_table, args.note)

@@ -1,6 +1,6 @@
 """CMU mocap, looked at: joint-angle curves per test action and a BVH stick-figure strip.
 
-1. Exp-map benchmark (the windows and scoring of ``experiments/cmu_mocap.py``): for each of
+1. Exp-map benchmark (the windows and scoring of ``forecast.evaluation.motion``): for each of
    the six test actions, a PNG of the 4 modelled channels that move most in its first test
    window: 50 observed frames, the 25 true frames, and the forecasts of zero velocity,
    constant velocity (``forecast.ConstantVelocity``) and the best configuration of
@@ -33,21 +33,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from cmu_mocap import FIGURES_BEGIN, FIGURES_END, constant_velocity  # the scripts next to
+from cmu_mocap_test import build  # this one: results file, velocity baseline, best model
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-import cmu_mocap as bench_mod  # noqa: E402  (the benchmark script next to this one)
-from cmu_mocap_test import build  # noqa: E402
-
-from forecast.datasets import (  # noqa: E402
-    forward_kinematics,
-    read_bvh,
-    resolve_data_dir,
-    skeleton_parents,
+from forecast.datasets import forward_kinematics, read_bvh, resolve_data_dir, skeleton_parents
+from forecast.evaluation.motion import (
+    OBSERVED,
+    MotionBenchmark,
+    forecast_windows,
+    full_vectors,
+    load_motion_benchmark,
+    score_windows,
+    zero_velocity,
 )
-from forecast.evaluation.motion_plots import plot_joint_angles, plot_stick_figures  # noqa: E402
-from forecast.models.baselines import ConstantVelocity  # noqa: E402
-from forecast.models.recurrent import GRUForecaster  # noqa: E402
+from forecast.evaluation.motion_plots import plot_joint_angles, plot_stick_figures
+from forecast.models.baselines import ConstantVelocity
+from forecast.models.recurrent import GRUForecaster
 
 RESULTS = Path(__file__).parent / "results"
 FIG_DIR = RESULTS / "cmu_mocap"
@@ -70,11 +71,11 @@ GRU_BVH = dict(
 
 
 # ------------------------------------------------------------------ exp-map benchmark
-def expmap_figures(bench, with_model: bool) -> tuple[str, list[Path]]:
+def expmap_figures(bench: MotionBenchmark, with_model: bool) -> tuple[str, list[Path]]:
     """Score the forecasts, draw one PNG per action; return a markdown block and the PNGs."""
     preds = {
-        "zero velocity": bench_mod.zero_velocity(bench),
-        "constant velocity": bench_mod.full_vectors(bench_mod.constant_velocity(bench), bench),
+        "zero velocity": zero_velocity(bench),
+        "constant velocity": full_vectors(constant_velocity(bench), bench),
     }
     fit_note = ""
     if with_model:
@@ -82,22 +83,22 @@ def expmap_figures(bench, with_model: bool) -> tuple[str, list[Path]]:
         model = build("gru", BEST_FIRST, 0, BEST_SECOND).fit(bench.train)
         fit_s = time.perf_counter() - start
         name = "GRU residual + difference (best)"
-        preds[name] = bench_mod.full_vectors(bench_mod.forecast_windows(model, bench), bench)
+        preds[name] = full_vectors(forecast_windows(model, bench, history="sequence"), bench)
         fit_note = f" Fit: {fit_s:.0f} s on one core (four networks)."
-    scores = {m: bench_mod.score(p, bench) for m, p in preds.items()}
+    scores = {m: score_windows(p, bench) for m, p in preds.items()}
     mean = pd.DataFrame({m: s.mean() for m, s in scores.items()}).T
     mean.index.name = "model"
     per = pd.concat(scores, names=["model", "action"]).swaplevel()
     per = per.sort_index(level=0, sort_remaining=False)
     per.index = [f"{a} / {m}" for a, m in per.index]
     per.index.name = "action / model"
-    print(bench_mod.markdown(mean), flush=True)
+    print(mean.to_markdown(floatfmt=".3f"), flush=True)
 
     pos = [bench.all_columns.index(c) for c in bench.columns]
     paths = []
     for action, truth in bench.truth.items():
         window = truth[0][:, pos]  # first test window, modelled channels (75, C)
-        observed, future = window[: bench_mod.OBSERVED], window[bench_mod.OBSERVED :]
+        observed, future = window[:OBSERVED], window[OBSERVED:]
         forecasts = {m: p[action][0][:, pos] for m, p in preds.items()}
         path = plot_joint_angles(
             observed,
@@ -118,8 +119,10 @@ def expmap_figures(bench, with_model: bool) -> tuple[str, list[Path]]:
         "horizon=25, hidden_size=128, residual=True, n_ensemble=3)` and a GRU "
         "of the same size with `target_transform='difference'` (15 epochs, cosine schedule), "
         "chosen on the validation split." + fit_note,
-        bench_mod.markdown(mean),
-        "<details><summary>Per action</summary>\n\n" + bench_mod.markdown(per) + "\n\n</details>",
+        mean.to_markdown(floatfmt=".3f"),
+        "<details><summary>Per action</summary>\n\n"
+        + per.to_markdown(floatfmt=".3f")
+        + "\n\n</details>",
         "Each picture: the first of the 8 test windows of an action, the 4 modelled channels "
         "that move most in it (exp-map components, 40 ms per frame, 0 = last observed frame).",
     ]
@@ -181,7 +184,7 @@ def bvh_figure(data_dir: Path) -> tuple[str, Path]:
         index=[f"{round(s * 1000 * STEP / 120)} ms" for s in steps] + ["mean 1-15"],
     ).T
     table.index.name = "forecast"
-    print(bench_mod.markdown(table, ".2f"), flush=True)
+    print(table.to_markdown(floatfmt=".2f"), flush=True)
 
     # the strip: the origin where the hips move fastest over the forecast
     hips = truth_pos[:, :, 0, :]  # (N, H, 3)
@@ -215,7 +218,7 @@ def bvh_figure(data_dir: Path) -> tuple[str, Path]:
         "whose targets lie in the remaining part. Mean per-joint position error "
         f"({len(bvh.joints)} joints and {n_ends} end sites, file units, forward kinematics of "
         "the file's skeleton):",
-        bench_mod.markdown(table, ".2f"),
+        table.to_markdown(floatfmt=".2f"),
         f"Strip: the origin where the hips travel furthest in the forecast (origin "
         f"{k + 1} of {len(origins)}), seen from the side of the walk; the last observed "
         "panels are the input, the shaded panels overlay the truth (black) and forecasts.",
@@ -227,9 +230,9 @@ def bvh_figure(data_dir: Path) -> tuple[str, Path]:
 def write_section(text: str, path: Path) -> None:
     """Replace (or append) the figures section at the end of the results file."""
     old = path.read_text() if path.exists() else ""
-    begin = old.find(bench_mod.FIGURES_BEGIN)
+    begin = old.find(FIGURES_BEGIN)
     kept = old if begin < 0 else old[:begin]
-    section = f"{bench_mod.FIGURES_BEGIN}\n\n## Pictures\n\n{text}\n\n{bench_mod.FIGURES_END}\n"
+    section = f"{FIGURES_BEGIN}\n\n## Pictures\n\n{text}\n\n{FIGURES_END}\n"
     path.write_text(kept.rstrip("\n") + "\n\n" + section)
 
 
@@ -241,7 +244,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     t0 = time.perf_counter()
-    bench = bench_mod.load_benchmark(args.data_dir)
+    bench = load_motion_benchmark(args.data_dir)
     expmap_block, _ = expmap_figures(bench, with_model=not args.no_model)
     bvh_block, _ = bvh_figure(resolve_data_dir(args.data_dir))
     command = "python experiments/cmu_mocap_figures.py " + " ".join(

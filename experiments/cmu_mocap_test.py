@@ -2,15 +2,15 @@
 
 Fits ``<Family>Forecaster(context_length=50, horizon=25, hidden_size=128, residual=True,
 random_state=seed)`` plus the JSON overrides of ``--params`` on the 32 training sequences (the
-64 modelled channels of ``experiments/cmu_mocap.py``), or with ``--blend`` the equal-weight
+64 modelled channels of ``forecast.evaluation.motion``), or with ``--blend`` the equal-weight
 ``forecast.EnsembleForecaster`` of that model and a second one of the same family with the
 ``--blend`` overrides (as ``experiments/cmu_mocap_validation.py --blend`` chooses it). Each test
 window is forecast with ``predict(horizon=25, history=window)`` (the 48 windows in one call)
-and scored with the benchmark's ``score``. One JSON line per (configuration, family, seed) goes
-to ``results/cmu_mocap_test.jsonl``; ``--table`` prints the mean +- std over seeds per family
-and the per-action table of the best (lowest mean ratio to Res-sup. among the configurations
-below it at every horizon). Settings are chosen on validation only; run this once
-per reported configuration.
+and scored with ``forecast.evaluation.motion.score_windows``. One JSON line per
+(configuration, family, seed) goes to ``results/cmu_mocap_test.jsonl``; ``--table`` prints
+the mean +- std over seeds per family and the per-action table of the best (lowest mean
+ratio to Res-sup. among the configurations below it at every horizon). Settings are chosen
+on validation only; run this once per reported configuration.
 
     python experiments/cmu_mocap_test.py --name blend --families gru lstm \\
         --params '{"n_ensemble": 3, "dropout": 0.3}' \\
@@ -26,39 +26,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
+from cmu_mocap import BEST_BEGIN, BEST_END, OUT, build_model, write_between  # the scripts
+from cmu_mocap_defaults import RES_SUP  # next to this one: results file, reference numbers
+from cmu_mocap_validation import LOG as VALIDATION_LOG  # and the validation log
+from cmu_mocap_validation import table as validation_table
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from cmu_mocap import (  # noqa: E402  (the benchmark scripts next to this one)
-    BEST_BEGIN,
-    BEST_END,
-    MS,
-    OUT,
-    build_model,
+from forecast.evaluation.motion import (
+    HORIZONS,
+    forecast_windows,
     full_vectors,
-    load_benchmark,
-    markdown,
-    score,
-    write_between,
+    load_motion_benchmark,
+    score_windows,
     zero_velocity,
 )
-from cmu_mocap_defaults import RES_SUP, forecast_test  # noqa: E402
-from cmu_mocap_validation import LOG as VALIDATION_LOG  # noqa: E402
-from cmu_mocap_validation import table as validation_table  # noqa: E402
-
-from forecast.models import get_estimator  # noqa: E402
+from forecast.models import get_estimator
 
 LOG = Path(__file__).parent / "results" / "cmu_mocap_test.jsonl"
 BASE = dict(context_length=50, horizon=25, hidden_size=128, residual=True)
 FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
-HORIZONS = [f"{ms} ms" for ms in MS]
 
 
 def build(family: str, params: dict, seed: int, blend: dict | None):
@@ -76,7 +67,7 @@ def table(log: Path) -> str:
     for (name, family), runs in groups.items():
         values = np.array([r["mean"] for r in runs])  # (seeds, 5)
         means[(name, family)] = values.mean(axis=0)
-        std = values.std(axis=0, ddof=1) if len(runs) > 1 else np.zeros(len(MS))
+        std = values.std(axis=0, ddof=1) if len(runs) > 1 else np.zeros(len(HORIZONS))
         cells = [f"{m:.3f} +- {s:.3f}" for m, s in zip(values.mean(axis=0), std, strict=True)]
         below = values.mean(axis=0) < np.array(RES_SUP)
         out[f"{name} / {family}"] = {
@@ -94,11 +85,12 @@ def table(log: Path) -> str:
     actions = {
         a: np.mean([r["per_action"][a] for r in runs], axis=0) for a in runs[0]["per_action"]
     }
-    per_action = pd.DataFrame(actions, index=HORIZONS).T
+    per_action = pd.DataFrame(actions, index=list(HORIZONS)).T
     per_action.index.name = "action"
     return (
-        f"{markdown(frame)}\n\nPer action, {best[0]} / {best[1]} (mean over seeds "
-        f"{','.join(str(r['seed']) for r in runs)}):\n\n{markdown(per_action)}\n"
+        f"{frame.to_markdown()}\n\nPer action, {best[0]} / {best[1]} (mean over seeds "
+        f"{','.join(str(r['seed']) for r in runs)}):\n\n"
+        f"{per_action.to_markdown(floatfmt='.3f')}\n"
     )
 
 
@@ -158,8 +150,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.name:
         parser.error("--name is required to fit (or give --table)")
     torch.set_num_threads(args.threads)
-    bench = load_benchmark(args.data_dir)
-    zero = score(zero_velocity(bench), bench).mean()
+    bench = load_motion_benchmark(args.data_dir)
+    zero = score_windows(zero_velocity(bench), bench).mean()
     print("zero velocity", zero.round(3).tolist(), flush=True)
     params = json.loads(args.params)
     blend = None if args.blend is None else json.loads(args.blend)
@@ -169,7 +161,8 @@ def main(argv: list[str] | None = None) -> None:
             start = time.perf_counter()
             model.fit(bench.train)
             fit_s = time.perf_counter() - start
-            result = score(full_vectors(forecast_test(model, bench), bench), bench)
+            pred = forecast_windows(model, bench, history="window")
+            result = score_windows(full_vectors(pred, bench), bench)
             entry = {
                 "name": args.name,
                 "family": family,

@@ -1,15 +1,16 @@
 """CMU mocap: the validation protocol that chooses settings without reading the test files.
 
-Only the training split is read (``load("cmu-mocap", split="train")``). Of each action's
-training files the last one (highest file number) is held out: basketball_5,
-basketball_signal_5, directing_traffic_4, jumping_5, running_5, soccer_5, walking_5. From
-each held-out file 8 windows of 50 observed + 25 predicted frames are drawn exactly as
-``experiments/cmu_mocap.py`` draws the test windows (``RandomState(1234567890)`` re-seeded
-per action, ``randint(0, n - 75)``); the models are fitted on the 25 other files and scored
-with the same ``score`` (Euler-angle error at 80/160/320/400/1000 ms, mean over the 8
-windows of an action, then over the 7 actions). The modelled channels and the fill of the
-others are those of the test benchmark (computed on the whole training split), so a setting
-chosen here applies unchanged to ``bench.train``.
+``forecast.evaluation.motion.load_motion_benchmark(split="validation")``: only the training
+split is read. Of each action's training files the last one (highest file number) is held
+out: basketball_5, basketball_signal_5, directing_traffic_4, jumping_5, running_5, soccer_5,
+walking_5. From each held-out file 8 windows of 50 observed + 25 predicted frames are drawn
+exactly as the test windows are (``RandomState(1234567890)`` re-seeded per action,
+``randint(0, n - 75)``); the models are fitted on the 25 other files and scored with the
+same ``score_windows`` (Euler-angle error at 80/160/320/400/1000 ms, mean over the 8 windows
+of an action, then over the 7 actions), each window forecast from its held-out file up to
+the window's last observed frame (``history="sequence"``). The modelled channels and the
+fill of the others are those of the test benchmark (computed on the whole training split),
+so a setting chosen here applies unchanged to the test benchmark's training dict.
 
 Each run fits ``GRUForecaster(context_length=50, horizon=25, hidden_size=128,
 residual=True, random_state=seed)`` plus the overrides given as JSON, and appends one line
@@ -29,61 +30,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
+from cmu_mocap import build_model, constant_velocity  # the script next to this one
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from cmu_mocap import (  # noqa: E402  (the benchmark script next to this one)
-    MS,
-    Benchmark,
-    action_of,
-    build_model,
-    constant_velocity,
-    draw_windows,
+from forecast.evaluation.motion import (
+    HORIZONS,
+    MotionBenchmark,
     forecast_windows,
     full_vectors,
-    markdown,
-    modelled_channels,
-    score,
+    load_motion_benchmark,
+    score_windows,
     zero_velocity,
 )
-
-from forecast.datasets import load  # noqa: E402
-from forecast.models import get_estimator  # noqa: E402
+from forecast.models import get_estimator
 
 LOG = Path(__file__).parent / "results" / "cmu_mocap_validation.jsonl"
 BASE = dict(context_length=50, horizon=25, hidden_size=128, residual=True)
-
-
-def held_out_files(keys: list[str]) -> dict[str, str]:
-    """The last training file of each action (highest file number), action -> key."""
-    last: dict[str, str] = {}
-    for key in sorted(keys, key=lambda k: (action_of(k), int(k.rsplit("_", 1)[1]))):
-        last[action_of(key)] = key
-    return last
-
-
-def load_validation(data_dir: str | None) -> Benchmark:
-    """Training files minus one per action, and the windows of the held-out files.
-
-    The returned :class:`Benchmark` has the reduced training dict in ``train`` and the
-    validation windows where the test benchmark has its test windows, so the helpers of
-    ``cmu_mocap.py`` (``forecast_windows``, ``full_vectors``, ``score``) apply unchanged.
-    """
-    train_full = load("cmu-mocap", data_dir=data_dir, split="train")
-    columns, all_columns, fill = modelled_channels(train_full)
-    held = held_out_files(list(train_full))
-    windows, starts, truth = draw_windows(
-        {action: train_full[key] for action, key in held.items()}, columns, all_columns, fill
-    )
-    rest = {k: f[columns] for k, f in train_full.items() if k not in held.values()}
-    return Benchmark(rest, windows, starts, truth, columns, all_columns, fill)
 
 
 def build(params: dict, seed: int, blend: dict | None = None, family: str = "gru"):
@@ -92,14 +59,15 @@ def build(params: dict, seed: int, blend: dict | None = None, family: str = "gru
 
 
 def run(
-    bench: Benchmark, params: dict, seed: int, blend: dict | None = None, family: str = "gru"
+    bench: MotionBenchmark, params: dict, seed: int, blend: dict | None = None, family: str = "gru"
 ) -> tuple[pd.DataFrame, dict]:
     """Fit the model of ``params`` on the reduced training dict and score it on validation."""
     fitted = build(params, seed, blend, family)
     start = time.perf_counter()
     fitted.fit(bench.train)
     fit_s = time.perf_counter() - start
-    result = score(full_vectors(forecast_windows(fitted, bench), bench), bench)
+    pred = forecast_windows(fitted, bench, history="sequence")
+    result = score_windows(full_vectors(pred, bench), bench)
     model = fitted if blend is None else fitted.named_estimators_["first"]
     info = {
         "fit_s": round(fit_s, 1),
@@ -135,7 +103,7 @@ def table(log: Path) -> str:
     for name in names:
         runs = [r for r in rows if r["name"] == name]
         mean = np.mean([r["mean"] for r in runs], axis=0)
-        cells = {c: float(v) for c, v in zip([f"{ms} ms" for ms in MS], mean, strict=True)}
+        cells = {c: float(v) for c, v in zip(HORIZONS, mean, strict=True)}
         seeds = ",".join(str(r["seed"]) for r in runs)
         shown = {k: v for k, v in runs[0]["params"].items() if k != "validation_series"}
         params = json.dumps(shown) if shown else "(defaults)"
@@ -153,7 +121,7 @@ def table(log: Path) -> str:
         }
     frame = pd.DataFrame(out).T
     frame.index.name = "configuration"
-    return markdown(frame)
+    return frame.to_markdown(floatfmt=".3f")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -174,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
         print(table(log))
         return
     torch.set_num_threads(args.threads)
-    bench = load_validation(args.data_dir)
+    bench = load_motion_benchmark(args.data_dir, split="validation")
     print(
         f"validation: {len(bench.train)} training files, held out "
         f"{', '.join(f'{a} ({len(f)} frames)' for a, f in bench.test.items())}",
@@ -186,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
             ("zero velocity", zero_velocity(bench)),
             ("constant velocity", full_vectors(constant_velocity(bench), bench)),
         ]:
-            result = score(pred, bench)
+            result = score_windows(pred, bench)
             entries.append({"name": name, "params": {}, "seed": 0, "result": result, "info": None})
     if args.name:
         params = json.loads(args.params)

@@ -13,7 +13,8 @@ The test year is read only to score the weights fixed on 2022.
     python experiments/day_ahead_blend.py --dir runs/fc --by-hour       # + weights per hour
 
 Prints, per member and for the blend: weight, MAPE on 2022, and on 2023 MAPE, bias (MW) and
-the MAPE on German holidays, bridge days and the Christmas week. With ``--by-hour`` it also
+the MAPE on special days (``special_days="holidays-DE"`` of ``forecast.compare``: a public
+holiday or bridge day in any German state, or 24 Dec - 1 Jan). With ``--by-hour`` it also
 prints the per-hour weights as a TOML snippet for a ``model = "ensemble"`` table of a spec.
 """
 
@@ -137,7 +138,7 @@ def main() -> None:  # noqa: D103
     text = table.to_markdown(floatfmt=".3f")
     print(text)
     print(f"\n{len(val)} validation values (2022), {len(test)} test values (2023), "
-          f"{int(special.sum())} on special days")  # fmt: skip
+          f"{int(special.sum())} on special days (holiday or bridge day in any state)")  # fmt: skip
     if args.by_hour:
         print("\nPer-hour weights (chosen on 2022) for a spec's [models.<name>] table:\n")
         print(toml_snippet(members, per_hour))

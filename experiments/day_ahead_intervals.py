@@ -22,6 +22,7 @@ not enter it. Writes ``<out>.md`` (tables), ``<out>_by_month.csv``, ``<out>_holi
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -37,7 +38,7 @@ from forecast import (
     SeasonalNaive,
     backtest,
 )
-from forecast.datasets import load
+from forecast.datasets import german_load
 from forecast.evaluation import metrics as M
 from forecast.evaluation.plots import plot_bands, plot_reliability
 
@@ -47,12 +48,6 @@ COMMON = (0.025, 0.1, 0.9, 0.975)  # quantile levels every model forecasts: CRPS
 SCORES = ["mae", "mape", "crps", "coverage_80", "width_80", "winkler_80"]
 SCORES += ["coverage_95", "width_95", "winkler_95"]
 HOLIDAY_WEEK = ("2023-12-20", "2023-12-28")  # Christmas 2023: 24th Sunday, 25th-26th holidays
-
-
-def german_load() -> pd.DataFrame:
-    """Actual load and the grid operators' forecast, 2019-2023, hourly, local time."""
-    df = load("entsoe-de")[["actual", "forecast"]].resample("1h").mean()
-    return df.tz_convert(TZ).loc["2019-01-01":"2023"]
 
 
 def conformal(estimator, adaptive: bool = False, gamma: float = 0.01) -> ConformalForecaster:
@@ -114,7 +109,7 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--gamma", type=float, default=0.01, help="ACI step size")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    df = german_load()
+    df = german_load(columns=["actual", "forecast"])  # 2019-2023, hourly, local time
     rows, months, results = {}, {}, {}
     for name, estimator in models(args.neural, args.gamma).items():
         t0 = time.perf_counter()
@@ -147,7 +142,7 @@ def main() -> None:  # noqa: D103
     text = [
         "# Day-ahead prediction intervals, Germany 2023",
         "",
-        f"`python {' '.join(['experiments/day_ahead_intervals.py', *_argv()])}`",
+        f"`python {' '.join(['experiments/day_ahead_intervals.py', *sys.argv[1:]])}`",
         "",
         table.to_markdown(floatfmt=".3f"),
         "",
@@ -165,12 +160,6 @@ def main() -> None:  # noqa: D103
     Path(f"{out}.md").write_text("\n".join(text) + "\n")
     print(table.to_string(float_format="%.3f"))
     print(monthly.to_string(float_format="%.3f"))
-
-
-def _argv() -> list[str]:
-    import sys
-
-    return sys.argv[1:]
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ from forecast import (
     SeasonalNaive,
     backtest,
 )
-from forecast.datasets import load
+from forecast.datasets import german_load
 from forecast.evaluation import metrics as M
 from forecast.models.fit_cache import fit_cache
 
@@ -81,11 +81,10 @@ def static(estimator) -> ConformalForecaster:
     )
 
 
-def german_load(period: str) -> pd.DataFrame:
+def hourly_load(period: str) -> pd.DataFrame:
     """Hourly actual load from 2019 to the end of the scored year, local time."""
     first, last = PERIODS[period]
-    df = load("entsoe-de")[["actual"]].resample("1h").mean()
-    return df.tz_convert(TZ).loc[first:last]
+    return german_load(start=first, end=last, columns=["actual"])
 
 
 def score(model, df: pd.DataFrame, year: str) -> tuple[dict, pd.DataFrame]:
@@ -137,7 +136,7 @@ def choose(grid: pd.DataFrame) -> pd.DataFrame:
 
 def run_val(models: dict, out: Path) -> None:
     """Score every (window, gamma) of the grid on 2022 for each model."""
-    df = german_load("val")
+    df = hourly_load("val")
     rows, months = [], {}
     with fit_cache():  # the point model is fitted once per model, not once per setting
         for name, estimator in models.items():
@@ -161,7 +160,7 @@ def run_test(models: dict, out: Path) -> None:
     grid = pd.read_csv(f"{out}_val.csv")
     val_months = pd.read_csv(f"{out}_val_by_month.csv")
     chosen = choose(grid[grid["model"].isin(list(models))]).set_index("model")
-    df = german_load("test")
+    df = hourly_load("test")
     rows, months = {}, {}
     for name, estimator in models.items():
         window, gamma = chosen.loc[name, "window"], float(chosen.loc[name, "gamma"])

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
 import resource
 import time
 from pathlib import Path
@@ -36,23 +37,13 @@ import pandas as pd
 import torch
 
 from forecast import EnsembleForecaster, LinearLagForecaster
-from forecast.datasets import load
+from forecast.datasets import german_load
 from forecast.evaluation.backtest import backtest
 from forecast.models import get_estimator
 
 TZ = "Europe/Berlin"
 FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
 PERIODS = {"val": ("2019-01-01", "2022"), "test": ("2019-01-01", "2023")}
-
-
-def german_load(resolution: str, period: str, columns: tuple = ("actual",)) -> pd.DataFrame:
-    """Actual load (and ``columns``) from 2019 to the end of the scored year, local time index."""
-    first, last = PERIODS[period]
-    df = load("entsoe-de")[list(columns)]
-    if resolution == "hourly":
-        df = df.resample("1h").mean()
-    df = df.tz_convert(TZ).loc[first:last]
-    return df
 
 
 def parse_settings(pairs: list[str]) -> dict:
@@ -88,7 +79,7 @@ def run(
     """
     cls = get_estimator(name)
     defaults = dict(calendar=True, country="DE", timezone=TZ, random_state=seed)
-    names = cls._get_param_names()  # the defaults the estimator has (ExternalForecast: none)
+    names = inspect.signature(cls).parameters  # the settings it has (ExternalForecast: none)
     params = {k: v for k, v in defaults.items() if k in names} | settings
     estimator = cls(**params)
     if linear is not None:
@@ -137,7 +128,8 @@ def main() -> None:  # noqa: D103
     settings = parse_settings(args.set)
     # the grid operators' forecast (published by 10:00 on D-1) for model "external" only
     columns = ("actual", "forecast") if "external" in models else ("actual",)
-    df = german_load(args.resolution, args.period, columns)
+    first, last = PERIODS[args.period]
+    df = german_load(args.resolution, start=first, end=last, columns=columns)
     rows = []
     for name in models:
         for seed in args.seeds:

@@ -24,7 +24,7 @@ import pandas as pd
 import torch
 
 from forecast import GRUForecaster
-from forecast.datasets import load
+from forecast.datasets import german_load
 from forecast.parallel.distributed import fit_distributed
 
 OUT = Path(__file__).parent / "results" / "ddp_loss_curve.md"
@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", default=str(OUT))
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    hourly = load("entsoe-de", data_dir=args.data_dir)[["actual"]].resample("1h").mean()
-    data = hourly.tz_convert("Europe/Berlin").loc["2022-01-01":"2022-12-31"]
+    data = german_load(
+        start="2022-01-01", end="2022-12-31", columns=["actual"], data_dir=args.data_dir
+    )
     params = dict(
         context_length=168,
         horizon=24,

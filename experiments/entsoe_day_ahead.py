@@ -17,8 +17,10 @@ yesterday / last week (``timezone``), also across daylight-saving changes.
 
 Prints markdown tables and writes them (``.md`` and ``.csv``) and the comparison plots to
 ``experiments/results/``. Besides the overall scores, each table has the MAPE on special
-days (a public holiday or bridge day for at least 10 % of Germans, or 24 Dec - 1 Jan) and on
-the other days. ``--skip`` leaves models out; their rows of the previous table (same file)
+days and on the other days: ``forecast.frames.special_days.special_days`` with
+``min_share=0.1``, a public holiday or bridge day for at least 10 % of Germans, or 24 Dec -
+1 Jan (``mape_special`` of ``compare(special_days="holidays-DE")`` counts a holiday or bridge
+day in any state). ``--skip`` leaves models out; their rows of the previous table (same file)
 are carried over and marked.
 """
 
@@ -29,14 +31,13 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 
-from forecast.datasets import load
+from forecast.datasets import german_load
 from forecast.evaluation.backtest import backtest
 from forecast.evaluation.compare import compare
-from forecast.frames.calendar import christmas_period, holiday_shares
+from forecast.frames.special_days import special_mask
 from forecast.models.baselines import (
     ETSForecaster,
     ExternalForecast,
@@ -46,40 +47,19 @@ from forecast.models.baselines import (
     SARIMAXForecaster,
     SeasonalNaive,
 )
+from forecast.models.recurrent import LSTMForecaster
 
 TZ = "Europe/Berlin"
 RESULTS = Path(__file__).resolve().parent / "results"
 # MAPE of the grid operators' forecast on 2023, measured by the project lead
 REFERENCE_MAPE = {"hourly": 3.76, "15min": 3.78}
+# Special days of these tables: a holiday or bridge day for at least 10 % of Germans
+MIN_SHARE = 0.1
 
 
-def german_load(data_dir: str | None, resolution: str, last_year: int = 2023) -> pd.DataFrame:
-    """2019 to ``last_year`` in local time, UTC index, columns actual and forecast (MW)."""
-    df = load("entsoe-de", data_dir=data_dir)
-    local = df.index.tz_convert(TZ)
-    end = pd.Timestamp(f"{last_year + 1}-01-01", tz=TZ)
-    df = df[(local >= pd.Timestamp("2019-01-01", tz=TZ)) & (local < end)]
-    if resolution == "hourly":
-        df = df.resample("1h").mean()  # NaN quarter-hours are skipped; an all-NaN hour stays NaN
-    return df
-
-
-def markdown(table: pd.DataFrame, digits: dict) -> str:
-    """A pipe table (no tabulate dependency)."""
-    head = [table.index.name or ""] + [str(c) for c in table.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for name, row in table.iterrows():
-        cells = [f"{row[c]:.{digits.get(c, 2)}f}" for c in table.columns]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def special_days(times: pd.Series) -> np.ndarray:
-    """Local dates with a holiday or bridge day for >= 10 % of Germans, or 24 Dec - 1 Jan."""
-    local = pd.DatetimeIndex(times).tz_convert(TZ).tz_localize(None).normalize()
-    days = ((local - pd.Timestamp("1970-01-01")) // pd.Timedelta("1D")).to_numpy()
-    holiday, bridge = holiday_shares(days, "DE")
-    return (holiday >= 0.1) | (bridge >= 0.1) | christmas_period(days)
+def decimals(table: pd.DataFrame, digits: dict) -> list[str]:
+    """``floatfmt`` of ``DataFrame.to_markdown``: ``digits`` decimals per column (default 2)."""
+    return ["", *(f".{digits.get(c, 2)}f" for c in table.columns)]
 
 
 def special_day_table(results: dict) -> pd.DataFrame:
@@ -87,7 +67,7 @@ def special_day_table(results: dict) -> pd.DataFrame:
     rows = {}
     for name, res in results.items():
         f = res.forecasts
-        special = special_days(f["time"])
+        special = special_mask(f["time"], "holidays-DE", TZ, min_share=MIN_SHARE)
         ape = (f["y_pred"] - f["y_true"]).abs() / f["y_true"].abs() * 100
         local_day = pd.DatetimeIndex(f["time"]).tz_convert(TZ).date
         rows[name] = {
@@ -163,16 +143,17 @@ def run_table(
     first = next(iter(res.results.values()))
     n_days = len(first.origins)
     print(f"\n### {resolution}: day-ahead, {n_days} days from {start}, train from 2019-01-01\n")
-    text = markdown(
-        table.drop(columns=["n"]), {"mape": 3, "mae": 0, "rmse": 0, "bias": 0, "n_fits": 0}
-    )
+    scores = table.drop(columns=["n"])
+    digits = {"mape": 3, "mae": 0, "rmse": 0, "bias": 0, "n_fits": 0}
+    text = scores.to_markdown(floatfmt=decimals(scores, digits))
     if old is not None:
         text += f"\n\nCarried over from the previous run (not rerun): {', '.join(old.index)}."
     days = special_day_table(res.results)
     text += (
         "\n\nMAPE on special days (public holiday or bridge day for at least 10 % of the "
-        "population, or 24 Dec - 1 Jan) and on the other days:\n\n"
-        + markdown(days, {"mape_special": 3, "mape_other": 3, "special_days": 0, "other_days": 0})
+        "population, or 24 Dec - 1 Jan: `special_days(min_share=0.1)` of "
+        "`forecast.frames.special_days`) and on the other days:\n\n"
+        + days.to_markdown(floatfmt=decimals(days, {"mape_special": 3, "mape_other": 3}))
     )
     print(text)
     print(
@@ -191,8 +172,6 @@ def run_table(
 
 def lstm_timing(df: pd.DataFrame, epochs: int, train_days: int, repeats: int) -> None:
     """Time a fitted LSTM over every origin of the 2023 day-ahead backtest (hourly)."""
-    from forecast.models.recurrent import LSTMForecaster
-
     torch.set_num_threads(2)
     est = LSTMForecaster(
         context_length=168,
@@ -272,7 +251,7 @@ def main() -> None:
     hourly = None
     for res in resolutions:
         t0 = time.perf_counter()
-        df = german_load(args.data_dir, res, args.test_year)
+        df = german_load(res, end=str(args.test_year), data_dir=args.data_dir)
         print(
             f"loaded {res}: {len(df)} rows, {df.index[0]} .. {df.index[-1]} "
             f"({time.perf_counter() - t0:.1f} s)"
@@ -283,7 +262,7 @@ def main() -> None:
             run_table(df, res, args.quick, set(args.skip), args.test_year)
     if not args.no_lstm and not args.quick and args.test_year == 2023:
         lstm_timing(
-            hourly if hourly is not None else german_load(args.data_dir, "hourly"),
+            hourly if hourly is not None else german_load(data_dir=args.data_dir),
             args.lstm_epochs,
             args.lstm_train_days,
             repeats=3,

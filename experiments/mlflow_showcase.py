@@ -36,10 +36,12 @@ from pathlib import Path
 import mlflow
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from forecast.datasets import load
 from forecast.evaluation.compare import compare
 from forecast.models.baselines import LinearLagForecaster, SeasonalNaive
+from forecast.models.recurrent import LSTMForecaster
 from forecast.tracking import MLflowTracker, register, track_fit, use_store
 
 TZ = "Europe/Berlin"
@@ -55,8 +57,6 @@ def smard_load(data_dir: str | None, start: str) -> pd.DataFrame:
 
 
 def models(quick: bool) -> dict:
-    from forecast.models.recurrent import LSTMForecaster
-
     lstm = LSTMForecaster(
         context_length=168,
         horizon=37,
@@ -78,26 +78,13 @@ def models(quick: bool) -> dict:
     }
 
 
-def markdown(table: pd.DataFrame) -> str:
-    head = ["model", *table.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for name, row in table.iterrows():
-        lines.append(f"| {name} | " + " | ".join(f"{v:.2f}" for v in row) + " |")
-    return "\n".join(lines)
-
-
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def batch_command() -> list[str]:
-    """``forecast batch`` when the CLI has it, else the module entry point (same options)."""
-    import argparse as ap
-
-    from forecast.cli import build_parser
-
-    subs = [a for a in build_parser()._actions if isinstance(a, ap._SubParsersAction)]
-    if subs and "batch" in subs[0].choices and shutil.which("forecast"):
+    """``forecast batch`` when the console script is installed, else the module (same options)."""
+    if shutil.which("forecast"):
         return ["forecast", "batch"]
     return [sys.executable, "-m", "forecast.batch"]
 
@@ -282,12 +269,10 @@ def main() -> None:
     compare_s = time.perf_counter() - t0
     table = result.table[["mae", "rmse", "mape", "fit_seconds", "predict_seconds"]]
     print(f"## 1. Comparison ({compare_s:.0f} s; parent run + {len(tracker.runs)} child runs)\n")
-    print(markdown(table), "\n")
+    print(table.rename_axis("model").to_markdown(floatfmt=".2f"), "\n")
 
     # 2. champion: refit with tracking, pyfunc, registry ------------------------------
     best = str(table["mae"].idxmin())
-    from sklearn.base import clone
-
     champion = clone(models(args.quick)[best])
     first_origin = result.results[best].origins[0]
     train = data.loc[first_origin - pd.Timedelta(f"{train_days}D") : first_origin]

@@ -26,6 +26,7 @@ a file written before a change. Linux only (``/proc``).
 from __future__ import annotations
 
 import argparse
+import ctypes
 import functools
 import os
 import sys
@@ -34,6 +35,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
+
+import forecast.frames.calendar as features
+import forecast.models.neural as neural
+import forecast.training.loop as training
+from forecast.base import BaseForecaster
+from forecast.datasets import german_load
+from forecast.evaluation.schedule import day_ahead_plan
+from forecast.models.hopfield import HopfieldForecaster
 
 TZ = "Europe/Berlin"
 PARAMS = dict(
@@ -113,13 +123,11 @@ class Stages:
 
 
 def instrument(stages: Stages) -> None:
-    """Wrap the stages of a neural fit and of ``predict_origins`` in place."""
-    import forecast.frames.calendar as features
-    import forecast.models._batching as batching
-    import forecast.models.neural as neural
-    import forecast.training.loop as training
-    from forecast.base import BaseForecaster
+    """Wrap the stages of a neural fit and of ``predict_origins`` in place.
 
+    A function is wrapped where its caller looks it up: ``neural.context_windows`` is the
+    name the neural base calls, so wrapping it there catches every call.
+    """
     stages.wrap(BaseForecaster, "fit", "fit (whole)")
     stages.wrap(BaseForecaster, "_clean", "validate + convert frame")
     stages.wrap(BaseForecaster, "_fit_scalers", "fit scalers")
@@ -132,15 +140,12 @@ def instrument(stages: Stages) -> None:
     stages.wrap(training, "evaluate", "validation pass")
     stages.wrap(BaseForecaster, "predict_origins", "predict_origins (365 origins)")
     stages.wrap(BaseForecaster, "_series_arrays", "  series arrays (one series)")
-    stages.wrap(batching, "context_windows", "  context windows")
-    stages.wrap(batching, "rollout", "  roll-out")
-    del neural  # only patched
+    stages.wrap(neural, "context_windows", "  context windows")
+    stages.wrap(neural, "rollout", "  roll-out")
 
 
 def malloc_trim_after(owner, name: str) -> None:
     """Call glibc ``malloc_trim(0)`` after every call of ``owner.name`` (Linux/glibc only)."""
-    import ctypes
-
     trim = ctypes.CDLL("libc.so.6").malloc_trim
     original = getattr(owner, name)
 
@@ -154,14 +159,6 @@ def malloc_trim_after(owner, name: str) -> None:
     setattr(owner, name, wrapper)
 
 
-def german_load(data_dir: str | None) -> pd.DataFrame:
-    """Hourly mean ENTSO-E DE-LU load 2019-2023, Europe/Berlin index."""
-    from forecast.datasets import load
-
-    df = load("entsoe-de", data_dir=data_dir)[["actual"]].resample("1h").mean().tz_convert(TZ)
-    return df.loc["2019":"2023"]
-
-
 def synthetic_load() -> pd.DataFrame:
     """Two years of hourly load-like data (daily and weekly cycles, noise), Europe/Berlin."""
     index = pd.date_range("2021-01-01", "2023-03-31 23:00", freq="h", tz=TZ)
@@ -173,9 +170,8 @@ def synthetic_load() -> pd.DataFrame:
 
 def day_ahead_origins(index: pd.DatetimeIndex, year: str) -> pd.DatetimeIndex:
     """The hour ending at 12:00 local on D-1, for every day D of ``year`` in ``index``."""
-    days = pd.date_range(f"{year}-01-01", f"{year}-12-31", freq="D", tz=TZ)
-    origins = pd.DatetimeIndex([d - pd.Timedelta(hours=13) for d in days])
-    return origins[origins.isin(index)]
+    plan = day_ahead_plan(index, f"{year}-01-01", f"{year}-12-31", timezone=TZ)
+    return pd.DatetimeIndex(plan["origin"])  # the schedule of backtest(protocol="day-ahead")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -195,20 +191,15 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
 
-    import torch
-
     torch.set_num_threads(1)
-    from forecast.models.hopfield import HopfieldForecaster
-
     if args.synthetic:
         df, train_end, year = synthetic_load(), "2022", "2023"
     else:
-        df, train_end, year = german_load(args.data_dir), "2022", "2023"
+        df = german_load(columns=["actual"], data_dir=args.data_dir)  # 2019-2023, hourly
+        train_end, year = "2022", "2023"
     train = df.loc[:train_end]
     origins = day_ahead_origins(df.index, year)
     if args.malloc_trim:
-        import forecast.training.loop as training
-
         malloc_trim_after(training, "run_epoch")
         malloc_trim_after(training, "evaluate")
     stages = Stages()

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from smard_day_ahead import run  # the script next to this file
 
 DATA = Path(
     os.environ.get("FORECAST_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -24,8 +25,6 @@ pytestmark = [
     "family", ["elman", "lstm", "gru", "orthogonal", "transformer", "hopfield"]
 )
 def test_smard_first_eight_weeks_of_2023(family):
-    from smard_day_ahead import run
-
     table = run([family], [True])
     naive = table.loc["same hour last week", "MAPE (%)"]
     model = table.loc[f"{family} + calendar", "MAPE (%)"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pandas as pd
 import torch
 
 from forecast import backtest
@@ -38,8 +39,6 @@ def main(num_cpus: int = 2, resume: bool = False) -> None:
         test = backtest(estimator, data, **spec["backtest"])
         rows[name] = {**config, **test.metrics.loc["overall"][["mape", "mae", "rmse"]].to_dict()}
         print(name, rows[name], flush=True)
-    import pandas as pd
-
     table = pd.DataFrame.from_dict(rows, orient="index")
     out = Path("experiments/results/gru-sweep-de")
     out.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ from forecast.datasets.catalogue import DATASETS, list_datasets, load, resolve_d
 from forecast.datasets.entsoe import read_entsoe
 from forecast.datasets.fetch import download, fetch
 from forecast.datasets.gaps import find_gaps, missing_runs
+from forecast.datasets.germany import german_load
 from forecast.datasets.kinematics import forward_kinematics, skeleton_names, skeleton_parents
 from forecast.datasets.mocap import constant_columns, expmap_columns, read_expmap
 from forecast.datasets.opsd import read_opsd
@@ -26,6 +27,7 @@ __all__ = [
     "fetch",
     "find_gaps",
     "forward_kinematics",
+    "german_load",
     "list_datasets",
     "load",
     "missing_runs",

@@ -15,6 +15,8 @@ import pandas as pd
 
 from forecast.evaluation.backtest import BacktestResult, backtest
 from forecast.evaluation.memory import PeakRSS
+from forecast.evaluation.scores import special_day_scores
+from forecast.frames.special_days import check_special_days
 from forecast.models.fit_cache import fit_cache
 from forecast.training.progress import progress_context
 
@@ -114,7 +116,8 @@ def compare(
     special_days : str or list of date-like, optional
         Also score the MAPE on special days (``mape_special``): ``"holidays-DE"`` (German
         public holidays, national or in any state, bridge days and 24 December to 1
-        January) or a list of dates; days are local days in ``timezone``.
+        January: :func:`forecast.frames.special_days.special_days` with ``min_share=0``)
+        or a list of dates; days are local days in ``timezone``.
     progress : bool
         Report each model and its epochs (see :mod:`forecast.training.progress`); False silences
         the epochs even of verbose estimators.
@@ -146,8 +149,6 @@ def compare(
         if engine == "sequential":
             raise ValueError("address and num_cpus apply to engine='ray' only")
     if special_days is not None:
-        from forecast.frames.special_days import check_special_days
-
         check_special_days(special_days)
     tz = backtest_kwargs.get("timezone", "Europe/Berlin")
     context = tracker.comparison(name, data) if tracker is not None else contextlib.nullcontext()
@@ -263,8 +264,6 @@ def _check_same_folds(results: dict, model_name: str, result: BacktestResult) ->
 def _table(
     results: dict[str, BacktestResult], memory: dict, special_days, timezone: str
 ) -> pd.DataFrame:
-    from forecast.evaluation.scores import special_day_scores
-
     rows = {}
     for model_name, result in results.items():
         row = result.metrics.loc["overall"].to_dict()

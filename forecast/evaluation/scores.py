@@ -13,9 +13,11 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from forecast.evaluation.metrics import mape
 from forecast.evaluation.schedule import fixed_step
 from forecast.frames import validation as V
 from forecast.frames.quantiles import quantile_column
+from forecast.frames.special_days import special_mask
 from forecast.frames.timezones import to_local
 
 
@@ -156,7 +158,8 @@ def special_day_scores(forecasts: pd.DataFrame, special_days, timezone: str) -> 
     forecasts : DataFrame
         Tidy forecasts of a backtest (``time``, ``y_true``, ``y_pred``).
     special_days : str or list of date-like
-        ``"holidays-DE"`` or explicit dates (see :mod:`forecast.frames.special_days`).
+        ``"holidays-DE"`` (:func:`forecast.frames.special_days.special_days` of the country,
+        a holiday or bridge day in any state) or explicit dates.
     timezone : str
         Time zone whose calendar days count.
 
@@ -166,9 +169,6 @@ def special_day_scores(forecasts: pd.DataFrame, special_days, timezone: str) -> 
         ``mape_special`` (NaN when no scored value falls on a special day) and
         ``n_special`` (values scored on special days).
     """
-    from forecast.evaluation.metrics import mape
-    from forecast.frames.special_days import special_mask
-
     y_true = forecasts["y_true"].to_numpy(dtype=float)
     mask = special_mask(forecasts["time"], special_days, timezone) & np.isfinite(y_true)
     n = int(mask.sum())

@@ -2,15 +2,22 @@
 
 :func:`calendar_features` is what the estimator base calls (``calendar=True``) for the
 history and the forecast timestamps; the columns therefore depend only on the index, the
-time zone and the country, never on the data.
+time zone and the country, never on the data. The holiday columns come from the one
+definition of special days, :mod:`forecast.frames.special_days` (holiday calendars, bridge
+rule, population shares, Christmas week); its functions are importable from here too.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import pandas as pd
+
+from forecast.frames.special_days import (
+    REGION_POPULATION,
+    christmas_period,
+    holiday_flags,
+    holiday_shares,
+)
 
 __all__ = [
     "CALENDAR_COLUMNS",
@@ -49,149 +56,6 @@ def _is_sub_daily(index: pd.DatetimeIndex, wall: pd.DatetimeIndex) -> bool:
         except ValueError:  # calendar offsets (month, year) are not sub-daily
             return False
     return bool((wall.asi8 % _DAY_NS != 0).any())
-
-
-def _split_country(country: str) -> tuple[str, str | None]:
-    code, _, subdiv = country.partition("-")
-    return code.upper(), (subdiv.upper() or None)
-
-
-# Population of the German states on 31 Dec 2022 (Destatis, Bevoelkerungsfortschreibung auf
-# Basis des Zensus 2011, table 12411-0010; total 84,358,845). They weight the states' public
-# holidays into the share of the population that has a day off.
-REGION_POPULATION: dict[str, dict[str, int]] = {
-    "DE": {
-        "BW": 11_280_257,
-        "BY": 13_369_393,
-        "BE": 3_755_251,
-        "BB": 2_573_135,
-        "HB": 684_864,
-        "HH": 1_892_122,
-        "HE": 6_391_360,
-        "MV": 1_628_378,
-        "NI": 8_140_242,
-        "NW": 18_139_116,
-        "RP": 4_159_150,
-        "SL": 992_666,
-        "SN": 4_086_152,
-        "ST": 2_186_643,
-        "SH": 2_953_270,
-        "TH": 2_126_846,
-    }
-}
-
-
-@lru_cache(maxsize=1024)
-def _holiday_days_of_year(code: str, subdiv: str | None, year: int) -> tuple[int, ...]:
-    """Public holidays of one year as days since 1970-01-01 (memoised: a pure look-up)."""
-    import holidays as hol
-
-    try:
-        calendar = hol.country_holidays(code, subdiv=subdiv, years=year)
-    except NotImplementedError as err:
-        where = code if subdiv is None else f"{code}-{subdiv}"
-        raise ValueError(
-            f"unknown holiday calendar country={where!r} (expected e.g. 'DE' or 'DE-BY'): {err}"
-        ) from err
-    return tuple(
-        int((np.datetime64(d, "D") - np.datetime64(0, "D")).astype(np.int64)) for d in calendar
-    )
-
-
-def _holiday_days(code: str, subdiv: str | None, first: int, last: int) -> np.ndarray:
-    years = range(first, last + 1)
-    return np.array(
-        sorted(d for y in years for d in _holiday_days_of_year(code, subdiv, y)), dtype=np.int64
-    )
-
-
-def _flags(days: np.ndarray, holiday_days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Holiday and bridge flags of ``days`` for one calendar of holidays."""
-
-    def is_holiday(d: np.ndarray) -> np.ndarray:
-        return np.isin(d, holiday_days)
-
-    def is_off(d: np.ndarray) -> np.ndarray:
-        return ((d + 3) % 7 >= 5) | is_holiday(d)  # 1970-01-01 was a Thursday (weekday 3)
-
-    holiday = is_holiday(days)
-    prev, nxt = days - 1, days + 1
-    bridge = ~is_off(days) & is_off(prev) & is_off(nxt) & (is_holiday(prev) | is_holiday(nxt))
-    return holiday, bridge
-
-
-def _year_range(days: np.ndarray) -> tuple[int, int]:
-    first = pd.Timestamp(int(days.min()) - 1, unit="D").year
-    last = pd.Timestamp(int(days.max()) + 1, unit="D").year
-    return first, last
-
-
-def holiday_flags(days: np.ndarray, country: str) -> tuple[np.ndarray, np.ndarray]:
-    """Public-holiday and bridge-day flags for calendar days.
-
-    Parameters
-    ----------
-    days : ndarray of int
-        Days since 1970-01-01 (local calendar dates).
-    country : str
-        ISO country code, optionally with a subdivision: ``"DE"``, ``"DE-BY"``.
-
-    Returns
-    -------
-    holiday, bridge : ndarray of bool
-        ``holiday``: the day is a public holiday of ``country`` (package ``holidays``; for a
-        country without subdivision only the nationwide holidays). ``bridge``: a working day
-        (Monday-Friday, not a holiday) whose previous and next days are both days off
-        (weekend or holiday), at least one of them a holiday, e.g. the Friday after
-        Ascension Thursday.
-    """
-    code, subdiv = _split_country(country)
-    days = np.asarray(days, dtype=np.int64)
-    return _flags(days, _holiday_days(code, subdiv, *_year_range(days)))
-
-
-def holiday_shares(days: np.ndarray, country: str) -> tuple[np.ndarray, np.ndarray]:
-    """Share of the population on a public holiday, and on a bridge day, per calendar day.
-
-    For a country with a population table (:data:`REGION_POPULATION`: Germany) and no
-    subdivision, each region's own holidays (Corpus Christi, All Saints, Reformation Day,
-    ...) and bridge days count with the region's share of the population; a nationwide
-    holiday gives 1. For other countries, and for a single subdivision (``"DE-BY"``), the
-    shares are the 0/1 flags of :func:`holiday_flags`.
-
-    Parameters
-    ----------
-    days : ndarray of int
-        Days since 1970-01-01 (local calendar dates).
-    country : str
-        ISO country code, optionally with a subdivision.
-
-    Returns
-    -------
-    holiday_share, bridge_share : ndarray of float
-        Values in [0, 1].
-    """
-    code, subdiv = _split_country(country)
-    days = np.asarray(days, dtype=np.int64)
-    first, last = _year_range(days)
-    regions = REGION_POPULATION.get(code)
-    if subdiv is not None or regions is None:
-        holiday, bridge = _flags(days, _holiday_days(code, subdiv, first, last))
-        return holiday.astype(float), bridge.astype(float)
-    total = float(sum(regions.values()))
-    holiday_share, bridge_share = np.zeros(len(days)), np.zeros(len(days))
-    for region, population in regions.items():
-        holiday, bridge = _flags(days, _holiday_days(code, region, first, last))
-        holiday_share += population / total * holiday
-        bridge_share += population / total * bridge
-    return holiday_share, bridge_share
-
-
-def christmas_period(days: np.ndarray) -> np.ndarray:
-    """Flag the days from 24 December to 1 January (inclusive); days since 1970-01-01."""
-    dates = pd.DatetimeIndex(np.asarray(days, dtype=np.int64).astype("datetime64[D]"))
-    month, day = dates.month.to_numpy(), dates.day.to_numpy()
-    return ((month == 12) & (day >= 24)) | ((month == 1) & (day == 1))
 
 
 def calendar_features(

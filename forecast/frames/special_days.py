@@ -1,16 +1,33 @@
-"""Special days of a backtest: public holidays, bridge days and the Christmas week.
+"""Special days: public holidays, bridge days and the Christmas week, defined once.
 
 Load on such days departs from the weekly pattern, so comparisons report the error on them
-separately (``mape_special``). A special-days setting is either
+separately (``mape_special``) and the calendar features flag them. :func:`special_days` is
+the one definition; everything else here feeds it or reads it:
 
-* ``"holidays-<CC>"`` (e.g. ``"holidays-DE"``): the public holidays of country ``CC`` of the
-  :mod:`holidays` package, national or in any of its states (subdivisions with a short code
-  such as ``"BY"``; city holidays such as Augsburg's are left out), plus bridge days (a
-  working day with a holiday on one side and a weekend or holiday on the other, e.g. the
-  Friday after Ascension) and every day from 24 December to 1 January; or
-* a list of dates (``["2023-12-24", ...]``), taken as given.
+* **public holidays** of the :mod:`holidays` package: the country's nationwide holidays and
+  those of its states (subdivisions with a short code, such as ``"BY"``; city holidays such
+  as Augsburg's are left out);
+* **bridge days**: a working day (Monday to Friday, not a holiday) whose previous and next
+  days are both days off (weekend, holiday, or a day of the Christmas week), at least one of
+  them a holiday or Christmas-week day, e.g. the Friday after Ascension or Monday 23 December
+  before a Tuesday Christmas Eve;
+* **the Christmas week**: every day from 24 December to 1 January.
 
-Days are local calendar days: a timestamp counts by its date in the backtest's time zone.
+A regional holiday or bridge day counts when the states that have it hold at least
+``min_share`` of the population (:data:`REGION_POPULATION`, Germany: Destatis 2022). The
+default ``min_share=0`` counts one in any state; this is what ``special_days="holidays-DE"``
+of :func:`forecast.compare` scores. The German day-ahead tables of
+``experiments/entsoe_day_ahead.py`` use ``min_share=0.1`` (a day off for at least 10 % of
+Germans): in 2023 that leaves out Women's Day (Berlin, Mecklenburg-Vorpommern), Easter and
+Whit Sunday (Brandenburg), Assumption and its bridge Monday (Saarland), World Children's Day
+(Thuringia) and Repentance Day (Saxony), 23 special days instead of 30.
+
+The calendar features (:mod:`forecast.frames.calendar`) are built from the same holiday
+calendars, bridge rule and population table: :func:`holiday_flags` (nationwide or one
+subdivision), :func:`holiday_shares` (share of the population) and :func:`christmas_period`.
+Their bridge columns count public holidays only; the Christmas week is a column of its own.
+
+Days are local calendar days: a timestamp counts by its date in the local time zone.
 """
 
 from __future__ import annotations
@@ -18,18 +35,285 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
+import holidays
 import numpy as np
 import pandas as pd
 
 from forecast.frames.timezones import to_local
 
+__all__ = [
+    "REGION_POPULATION",
+    "check_special_days",
+    "christmas_period",
+    "holiday_flags",
+    "holiday_shares",
+    "special_dates",
+    "special_days",
+    "special_mask",
+]
+
 _PREFIX = "holidays-"
 _STATE_CODE = re.compile(r"[A-Z0-9]{1,3}")
+_EPOCH = np.datetime64(0, "D")
+
+# Population of the German states on 31 Dec 2022 (Destatis, Bevoelkerungsfortschreibung auf
+# Basis des Zensus 2011, table 12411-0010; total 84,358,845). They weight the states' public
+# holidays into the share of the population that has a day off.
+REGION_POPULATION: dict[str, dict[str, int]] = {
+    "DE": {
+        "BW": 11_280_257,
+        "BY": 13_369_393,
+        "BE": 3_755_251,
+        "BB": 2_573_135,
+        "HB": 684_864,
+        "HH": 1_892_122,
+        "HE": 6_391_360,
+        "MV": 1_628_378,
+        "NI": 8_140_242,
+        "NW": 18_139_116,
+        "RP": 4_159_150,
+        "SL": 992_666,
+        "SN": 4_086_152,
+        "ST": 2_186_643,
+        "SH": 2_953_270,
+        "TH": 2_126_846,
+    }
+}
 
 
+# --------------------------------------------------------------------- building blocks
+def _split_country(country: str) -> tuple[str, str | None]:
+    code, _, subdiv = country.partition("-")
+    return code.upper(), (subdiv.upper() or None)
+
+
+@lru_cache(maxsize=1024)
+def _holiday_days_of_year(code: str, subdiv: str | None, year: int) -> tuple[int, ...]:
+    """Public holidays of one year as days since 1970-01-01 (memoised: a pure look-up)."""
+    try:
+        calendar = holidays.country_holidays(code, subdiv=subdiv, years=year)
+    except NotImplementedError as err:
+        where = code if subdiv is None else f"{code}-{subdiv}"
+        raise ValueError(
+            f"unknown holiday calendar country={where!r} (expected e.g. 'DE' or 'DE-BY'): {err}"
+        ) from err
+    return tuple(int((np.datetime64(d, "D") - _EPOCH).astype(np.int64)) for d in calendar)
+
+
+def _holiday_days(code: str, subdiv: str | None, first: int, last: int) -> np.ndarray:
+    years = range(first, last + 1)
+    return np.array(
+        sorted(d for y in years for d in _holiday_days_of_year(code, subdiv, y)), dtype=np.int64
+    )
+
+
+def _flags(days: np.ndarray, holiday_days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Holiday and bridge flags of ``days`` for one calendar of holidays."""
+
+    def is_holiday(d: np.ndarray) -> np.ndarray:
+        return np.isin(d, holiday_days)
+
+    def is_off(d: np.ndarray) -> np.ndarray:
+        return ((d + 3) % 7 >= 5) | is_holiday(d)  # 1970-01-01 was a Thursday (weekday 3)
+
+    holiday = is_holiday(days)
+    prev, nxt = days - 1, days + 1
+    bridge = ~is_off(days) & is_off(prev) & is_off(nxt) & (is_holiday(prev) | is_holiday(nxt))
+    return holiday, bridge
+
+
+def _year_range(days: np.ndarray) -> tuple[int, int]:
+    """Years of the days and of their neighbours (bridges look one day either side)."""
+    first = pd.Timestamp(int(days.min()) - 1, unit="D").year
+    last = pd.Timestamp(int(days.max()) + 1, unit="D").year
+    return first, last
+
+
+def _christmas_days(first: int, last: int) -> np.ndarray:
+    """24 December to 1 January of the years ``first .. last``, as days since 1970-01-01."""
+    dates = [dt.date(y, 12, d) for y in range(first, last + 1) for d in range(24, 32)]
+    dates += [dt.date(y, 1, 1) for y in range(first, last + 1)]
+    return np.sort((np.array(dates, dtype="datetime64[D]") - _EPOCH).astype(np.int64))
+
+
+def _regions(code: str) -> dict[str | None, float | None]:
+    """States of ``code`` with their population share (None where no table has it)."""
+    table = REGION_POPULATION.get(code)
+    if table is not None:
+        total = float(sum(table.values()))
+        return {region: population / total for region, population in table.items()}
+    subdivisions = holidays.country_holidays(code).subdivisions
+    states = [s for s in subdivisions if _STATE_CODE.fullmatch(s)]
+    return {state: None for state in states} or {None: 1.0}
+
+
+def holiday_flags(days: np.ndarray, country: str) -> tuple[np.ndarray, np.ndarray]:
+    """Public-holiday and bridge-day flags for calendar days.
+
+    Parameters
+    ----------
+    days : ndarray of int
+        Days since 1970-01-01 (local calendar dates).
+    country : str
+        ISO country code, optionally with a subdivision: ``"DE"``, ``"DE-BY"``.
+
+    Returns
+    -------
+    holiday, bridge : ndarray of bool
+        ``holiday``: the day is a public holiday of ``country`` (package ``holidays``; for a
+        country without subdivision only the nationwide holidays). ``bridge``: a working day
+        (Monday-Friday, not a holiday) whose previous and next days are both days off
+        (weekend or holiday), at least one of them a holiday, e.g. the Friday after
+        Ascension Thursday.
+    """
+    code, subdiv = _split_country(country)
+    days = np.asarray(days, dtype=np.int64)
+    return _flags(days, _holiday_days(code, subdiv, *_year_range(days)))
+
+
+def holiday_shares(days: np.ndarray, country: str) -> tuple[np.ndarray, np.ndarray]:
+    """Share of the population on a public holiday, and on a bridge day, per calendar day.
+
+    For a country with a population table (:data:`REGION_POPULATION`: Germany) and no
+    subdivision, each region's own holidays (Corpus Christi, All Saints, Reformation Day,
+    ...) and bridge days count with the region's share of the population; a nationwide
+    holiday gives 1. For other countries, and for a single subdivision (``"DE-BY"``), the
+    shares are the 0/1 flags of :func:`holiday_flags`.
+
+    Parameters
+    ----------
+    days : ndarray of int
+        Days since 1970-01-01 (local calendar dates).
+    country : str
+        ISO country code, optionally with a subdivision.
+
+    Returns
+    -------
+    holiday_share, bridge_share : ndarray of float
+        Values in [0, 1].
+    """
+    code, subdiv = _split_country(country)
+    days = np.asarray(days, dtype=np.int64)
+    first, last = _year_range(days)
+    if subdiv is not None or code not in REGION_POPULATION:
+        holiday, bridge = _flags(days, _holiday_days(code, subdiv, first, last))
+        return holiday.astype(float), bridge.astype(float)
+    holiday_share, bridge_share = np.zeros(len(days)), np.zeros(len(days))
+    for region, share in _regions(code).items():
+        holiday, bridge = _flags(days, _holiday_days(code, region, first, last))
+        holiday_share += share * holiday
+        bridge_share += share * bridge
+    return holiday_share, bridge_share
+
+
+def christmas_period(days: np.ndarray) -> np.ndarray:
+    """Flag the days from 24 December to 1 January (inclusive); days since 1970-01-01."""
+    dates = pd.DatetimeIndex(np.asarray(days, dtype=np.int64).astype("datetime64[D]"))
+    month, day = dates.month.to_numpy(), dates.day.to_numpy()
+    return ((month == 12) & (day >= 24)) | ((month == 1) & (day == 1))
+
+
+# ------------------------------------------------------------------ the one definition
+def _check_share(min_share) -> float:
+    if isinstance(min_share, bool) or not isinstance(min_share, int | float | np.floating):
+        raise TypeError(f"min_share must be a number in [0, 1], got {min_share!r}")
+    if not 0.0 <= float(min_share) <= 1.0:
+        raise ValueError(f"min_share must be in [0, 1], got {min_share!r}")
+    return float(min_share)
+
+
+def _special(days: np.ndarray, country: str, min_share: float) -> np.ndarray:
+    """Whether each day (days since 1970-01-01) is special; see :func:`special_days`."""
+    code, subdiv = _split_country(country)
+    days = np.asarray(days, dtype=np.int64)
+    christmas = christmas_period(days)
+    if len(days) == 0:
+        return christmas
+    first, last = _year_range(days)
+    off = np.union1d(_holiday_days(code, None, first, last), _christmas_days(first, last))
+    regions = {subdiv: 1.0} if subdiv is not None else _regions(code)
+    if min_share > 0 and None in regions.values():
+        raise ValueError(
+            f"min_share={min_share} needs the population of each state of {code!r}; "
+            f"population tables: {sorted(REGION_POPULATION)} (min_share=0 counts any state)"
+        )
+    holiday_share, bridge_share = np.zeros(len(days)), np.zeros(len(days))
+    for region, share in regions.items():
+        calendar = np.union1d(off, _holiday_days(code, region, first, last))
+        holiday, bridge = _flags(days, calendar)
+        holiday_share += (share or 1.0) * holiday
+        bridge_share += (share or 1.0) * bridge
+
+    def counts(share: np.ndarray) -> np.ndarray:  # a sum of shares: allow for rounding
+        return (share > 0) & (share >= min_share - 1e-12)
+
+    national = np.isin(days, off)  # nationwide holidays (and Christmas week) count everywhere
+    return christmas | national | counts(holiday_share) | counts(bridge_share)
+
+
+def special_days(
+    years: int | Iterable[int], country: str = "DE", *, min_share: float = 0.0
+) -> list[dt.date]:
+    """Return the special days of ``country`` in ``years``: the one definition.
+
+    A day is special when it is (see the module notes for the details)
+
+    * a public holiday, nationwide or in states holding at least ``min_share`` of the
+      population;
+    * a bridge day in states holding at least ``min_share`` of the population;
+    * or in the Christmas week, 24 December to 1 January.
+
+    Parameters
+    ----------
+    years : int or iterable of int
+        Calendar years wanted.
+    country : str, default="DE"
+        ISO country code of the :mod:`holidays` package (``"DE"``), or one subdivision
+        (``"DE-BY"``: that state's holidays and bridge days only).
+    min_share : float, default=0.0
+        Smallest share of the population whose states must have the holiday or bridge day
+        for it to count (0: any state; 1: nationwide only). A nationwide holiday always
+        counts. Above 0 it needs a population table (:data:`REGION_POPULATION`).
+
+    Returns
+    -------
+    list of datetime.date
+        Sorted special days.
+
+    Raises
+    ------
+    ValueError
+        For an unknown country or subdivision, or ``min_share`` outside [0, 1] or above 0
+        for a country without population table.
+
+    Examples
+    --------
+    >>> len(special_days(2023)), len(special_days(2023, min_share=0.1))
+    (30, 23)
+    >>> dt.date(2023, 6, 9) in special_days(2023)  # the Friday after Corpus Christi
+    True
+    """
+    share = _check_share(min_share)
+    wanted = sorted({int(years)} if isinstance(years, int | np.integer) else set(years))
+    if not wanted:
+        return []
+    start = np.datetime64(f"{wanted[0]:04d}-01-01", "D")
+    stop = np.datetime64(f"{wanted[-1] + 1:04d}-01-01", "D")
+    days = np.arange((start - _EPOCH).astype(np.int64), (stop - _EPOCH).astype(np.int64))
+    dates = pd.DatetimeIndex(days.astype("datetime64[D]"))
+    keep = _special(days, country, share) & dates.year.isin(wanted)
+    return [d.date() for d in dates[keep]]
+
+
+# ------------------------------------------------------------- the evaluation setting
 def check_special_days(spec) -> None:
-    """Raise a ValueError/TypeError naming the problem if ``spec`` is not a valid setting."""
+    """Raise a ValueError/TypeError naming the problem if ``spec`` is not a valid setting.
+
+    A setting is ``"holidays-<CC>"`` (e.g. ``"holidays-DE"``: :func:`special_days` of country
+    ``CC``) or a list of dates, taken as given.
+    """
     if isinstance(spec, str):
         _country(spec)
         return
@@ -45,8 +329,6 @@ def check_special_days(spec) -> None:
 
 
 def _country(spec: str) -> str:
-    import holidays
-
     code = spec[len(_PREFIX) :] if spec.startswith(_PREFIX) else ""
     if code not in holidays.list_supported_countries():
         raise ValueError(
@@ -56,15 +338,17 @@ def _country(spec: str) -> str:
     return code
 
 
-def special_dates(spec, years: Iterable[int]) -> set[dt.date]:
-    """Return the special days of ``spec`` (see the module docstring) in the given years.
+def special_dates(spec, years: Iterable[int], *, min_share: float = 0.0) -> set[dt.date]:
+    """Return the special days of a setting in the given years.
 
     Parameters
     ----------
     spec : str or list of date-like
-        ``"holidays-<CC>"`` or explicit dates.
+        ``"holidays-<CC>"`` (:func:`special_days` of country ``CC``) or explicit dates.
     years : iterable of int
         Calendar years wanted (a list of dates is returned whole).
+    min_share : float, default=0.0
+        See :func:`special_days`; only for ``"holidays-<CC>"``.
 
     Returns
     -------
@@ -72,44 +356,13 @@ def special_dates(spec, years: Iterable[int]) -> set[dt.date]:
     """
     check_special_days(spec)
     if not isinstance(spec, str):
+        if min_share:
+            raise ValueError("min_share applies to 'holidays-<country>', not to a list of dates")
         return {pd.Timestamp(day).date() for day in spec}
-    import holidays
-
-    code = _country(spec)
-    years = sorted(set(years))
-    if not years:
-        return set()
-    span = range(years[0] - 1, years[-1] + 2)  # neighbours of the first and last days
-    country = holidays.country_holidays(code, years=span)
-    states = [s for s in country.subdivisions if _STATE_CODE.fullmatch(s)]
-    days = set(country)
-    for state in states:
-        days |= set(holidays.country_holidays(code, subdiv=state, years=span))
-    for year in span:
-        days |= {dt.date(year, 12, d) for d in range(24, 32)} | {dt.date(year, 1, 1)}
-    days |= _bridge_days(days, span)
-    return {d for d in days if d.year in years}
+    return set(special_days(years, _country(spec), min_share=min_share))
 
 
-def _bridge_days(holidays: set[dt.date], years: range) -> set[dt.date]:
-    """Working days with a holiday on one side and a day off (weekend, holiday) on the other."""
-
-    def off(day: dt.date) -> bool:
-        return day.weekday() >= 5 or day in holidays
-
-    one = dt.timedelta(days=1)
-    bridges = set()
-    day, last = dt.date(years[0], 1, 1), dt.date(years[-1], 12, 31)
-    while day <= last:
-        before, after = day - one, day + one
-        if not off(day) and off(before) and off(after):
-            if before in holidays or after in holidays:
-                bridges.add(day)
-        day += one
-    return bridges
-
-
-def special_mask(times, spec, timezone: str) -> np.ndarray:
+def special_mask(times, spec, timezone: str, *, min_share: float = 0.0) -> np.ndarray:
     """Whether each timestamp falls on a special day (its local date in ``timezone``).
 
     Parameters
@@ -117,9 +370,11 @@ def special_mask(times, spec, timezone: str) -> np.ndarray:
     times : array-like of timestamps
         E.g. the ``time`` column of a backtest's forecasts.
     spec : str or list of date-like
-        The special-days setting.
+        The special-days setting: ``"holidays-<CC>"`` or explicit dates.
     timezone : str
         Local time zone (ignored for naive timestamps, taken as local).
+    min_share : float, default=0.0
+        See :func:`special_days`; only for ``"holidays-<CC>"``.
 
     Returns
     -------
@@ -127,8 +382,10 @@ def special_mask(times, spec, timezone: str) -> np.ndarray:
     """
     local = to_local(pd.DatetimeIndex(times), timezone)
     if len(local) == 0:
+        check_special_days(spec)
         return np.zeros(0, dtype=bool)
-    days = special_dates(spec, range(local.year.min(), local.year.max() + 1))
+    years = range(local.year.min(), local.year.max() + 1)
+    days = special_dates(spec, years, min_share=min_share)
     dates = local.normalize().tz_localize(None) if local.tz is not None else local.normalize()
     wanted = pd.DatetimeIndex(sorted(pd.Timestamp(d) for d in days), dtype=dates.dtype)
     return np.asarray(dates.isin(wanted))
