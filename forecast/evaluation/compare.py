@@ -13,11 +13,14 @@ from typing import Any
 
 import pandas as pd
 
+from forecast.evaluation import plots as P
 from forecast.evaluation.backtest import BacktestResult, backtest
 from forecast.evaluation.memory import PeakRSS
+from forecast.evaluation.ray_backtests import run_backtests
 from forecast.evaluation.scores import special_day_scores
 from forecast.frames.special_days import check_special_days
 from forecast.models.fit_cache import fit_cache
+from forecast.parallel.engine import check_engine, check_resources
 from forecast.training.progress import progress_context
 
 __all__ = ["ComparisonResult", "compare"]
@@ -142,8 +145,6 @@ def compare(
         raise TypeError("compare passes tracker and name to backtest itself")
     named = _named(models)
     if engine != "sequential" or address is not None or num_cpus is not None:
-        from forecast.parallel.engine import check_engine, check_resources
-
         check_engine(engine)
         check_resources(address, num_cpus)
         if engine == "sequential":
@@ -154,8 +155,6 @@ def compare(
     context = tracker.comparison(name, data) if tracker is not None else contextlib.nullcontext()
     with context, contextlib.ExitStack() as stack:
         if engine == "ray":
-            from forecast.evaluation.ray_backtests import run_backtests
-
             results, memory = run_backtests(named, data, backtest_kwargs, address, num_cpus)
             for model_name, result in results.items():
                 _check_same_folds({k: results[k] for k in list(results)[:1]}, model_name, result)
@@ -295,8 +294,6 @@ def _first_metric(table: pd.DataFrame) -> str:
 
 
 def _plots(results, table, folder, metric, n_days, tz, unit, prefix, per_model):
-    from forecast.evaluation import plots as P
-
     by_hour = {k: r.by_hour for k, r in results.items()}
     sub_daily = all(t is not None for t in by_hour.values())
     origins = P.sample_origins(next(iter(results.values())).origins, n_days)

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from forecast.evaluation.metrics import mape
+from forecast.evaluation import metrics as M
+from forecast.evaluation.metrics import crps, interval_scores, mae, mape
 from forecast.evaluation.schedule import fixed_step
 from forecast.frames import validation as V
 from forecast.frames.quantiles import quantile_column
@@ -33,8 +34,6 @@ def resolve_metrics(metrics) -> dict[str, Callable]:
         if callable(metric):
             out[getattr(metric, "__name__", f"metric{len(out)}")] = metric
             continue
-        from forecast.evaluation import metrics as M
-
         fn = getattr(M, str(metric), None)
         if not callable(fn):
             raise ValueError(
@@ -87,8 +86,6 @@ def _score(fc: pd.DataFrame, fns: dict, by: str) -> pd.DataFrame:
         row = {}
         for name, fn in fns.items():
             if name == "mase":  # MAE of values scaled by each series' in-sample naive MAE
-                from forecast.evaluation.metrics import mae
-
                 scale = part["scale"].to_numpy()
                 row[name] = float(mae(y_true / scale, y_pred / scale))
             else:
@@ -114,8 +111,6 @@ def probabilistic_scores(part: pd.DataFrame, levels: tuple) -> dict[str, float]:
     Interval columns are named by nominal coverage in percent: ``coverage_80``,
     ``width_80``, ``winkler_80``.
     """
-    from forecast.evaluation.metrics import crps, interval_scores
-
     y_true = part["y_true"].to_numpy(dtype=float)
     quant = part[[quantile_column("y_pred", q) for q in levels]].to_numpy(dtype=float)
     value = float(crps(y_true, quant, levels))
@@ -128,8 +123,6 @@ def probabilistic_scores(part: pd.DataFrame, levels: tuple) -> dict[str, float]:
 
 def _mase_scales(frames: dict, targets: list, first_origin, season, index) -> dict:
     """In-sample seasonal naive MAE per (series, target) on the data up to the first origin."""
-    from forecast.evaluation.metrics import mae
-
     if isinstance(season, int | np.integer) and not isinstance(season, bool):
         m = int(season)
     else:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from forecast.frames.calendar import christmas_period, holiday_shares
 from forecast.models.baselines._wallclock import DAY_NS
 
 
@@ -30,8 +31,6 @@ def day_table(days: np.ndarray, country: str | None) -> np.ndarray:
     ``country``: population share on a public holiday, share on a bridge day, and the
     Christmas period flag (see :mod:`forecast.frames.calendar`).
     """
-    from forecast.frames.calendar import christmas_period, holiday_shares
-
     days = np.asarray(days, dtype=np.int64)
     weekday = np.eye(7)[(days + 3) % 7]  # 1970-01-01 was a Thursday
     dates = days.astype("datetime64[D]")
