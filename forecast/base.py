@@ -114,10 +114,6 @@ class BaseForecaster(BaseEstimator):
         return None
 
     # ------------------------------------------------------------ input hooks
-    def _param(self, name: str, default: Any = None) -> Any:
-        """Return the parameter ``name`` if the estimator declares it, else ``default``."""
-        return getattr(self, name, default)
-
     def _covariate_names(self) -> tuple[list, list]:
         """Return the declared ``(future, past)`` covariate columns."""
         return FrameOptions.of(self).covariates()

@@ -62,7 +62,7 @@ class StatsBaseline(BaseForecaster):
 
     # --------------------------------------------------------------- hooks
     def _window(self) -> int | None:
-        window = self._param("train_window")
+        window = self.train_window
         return None if window is None else to_steps(window, self.freq_, "train_window")
 
     def _min_train_length(self) -> int:

@@ -101,10 +101,10 @@ class ExternalForecast(BaseForecaster):
         # The history is read only by debias, which skips incomplete rows; the forecast
         # column at forecast timestamps is checked in _predict. "interpolate" fills the
         # forecast column in time.
-        policy = self._param("nan_policy", "raise")
+        policy = self.nan_policy
         if policy not in V.NAN_POLICIES:
             raise ValueError(f"nan_policy must be one of {V.NAN_POLICIES}, got {policy!r}")
-        if policy == "raise" and not self._param("fill_gaps", False):
+        if policy == "raise" and not self.fill_gaps:
             return frame
         return V.check_finite(frame, covariates, "interpolate", key, "forecast")
 
