@@ -255,31 +255,3 @@ def test_threads_option_sets_torch_threads_before_the_command(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--threads", "0", "fit", "--data", str(path)])
     assert "expected a whole number >= 1, got '0'" in capsys.readouterr().err
-
-
-def test_help_and_untracked_commands_never_import_mlflow_or_ray(tmp_path):
-    """`forecast --help`, fit and predict start without MLflow and Ray (seconds to import)."""
-    import subprocess
-    import sys
-
-    path = tmp_path / "load.csv"
-    make_series(24 * 10).to_csv(path, index_label="time")
-    model = tmp_path / "m"
-    script = f"""
-import contextlib, io, sys
-from forecast.cli import build_parser, main
-with contextlib.redirect_stdout(io.StringIO()):
-    for argv in (["--help"], ["batch", "--help"], ["data", "--help"]):
-        try:
-            build_parser().parse_args(argv)
-        except SystemExit:
-            pass
-    assert main(["fit", "--model", "naive", "--data", {str(path)!r}, "--out", {str(model)!r}]) == 0
-    assert main(["predict", "--model", {str(model)!r}, "--horizon", "3"]) == 0
-print(sorted(m for m in ("mlflow", "ray") if m in sys.modules))
-"""
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]"

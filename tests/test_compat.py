@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import subprocess
 import sys
 
 import pytest
@@ -28,19 +27,3 @@ def test_public_functions_keep_their_names_after_an_alias_import():
     assert callable(forecast.backtest) and forecast.backtest.__name__ == "backtest"
     assert forecast.compare.__module__ == "forecast.evaluation.compare"
     assert forecast.backtest is backtest
-
-
-def test_every_old_public_name_imports_in_a_fresh_process():
-    code = (
-        "import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
-        "import forecast\n"
-        "from forecast import backtest, compare, ConformalForecaster, EnsembleForecaster\n"
-        "from forecast.models import get_estimator, register_estimator\n"
-        "from forecast.persistence import load, save\n"
-        "from forecast.training import train, TrainConfig\n"
-        "assert get_estimator('conformal') is ConformalForecaster\n"
-        "assert get_estimator('ensemble') is EnsembleForecaster\n"
-        "assert get_estimator('GRUForecaster') is forecast.GRUForecaster\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr

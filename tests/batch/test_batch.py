@@ -566,23 +566,6 @@ def test_quantiles_option_writes_interval_columns(setup, tmp_path, capsys):
     assert "quantiles must be 'all' or comma-separated levels" in capsys.readouterr().err
 
 
-def test_untracked_batch_from_a_folder_never_imports_mlflow(setup, tmp_path):
-    """MLflow (seconds to import) is loaded only for a model URI or a tracked run."""
-    saved, latest = setup["dir"] / "saved", setup["dir"] / "latest.csv"
-    script = f"""
-import sys
-from forecast.batch import run_batch
-result = run_batch({str(saved)!r}, {str(latest)!r}, {str(tmp_path / "f.csv")!r}, track=False)
-assert result.rows == 24
-print("mlflow" in sys.modules)
-"""
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "False"
-
-
 def test_default_horizon_is_the_request_default_of_batch_and_pyfunc():
     from forecast.frames import requests
     from forecast.tracking import pyfunc

@@ -1,0 +1,60 @@
+"""What a fresh process loads: the command line and untracked runs start without MLflow or Ray.
+
+MLflow and Ray take seconds to import, so ``forecast --help``, ``fit``/``predict``, a batch
+forecast from a saved folder with ``track=False`` and a spec without ``[tracking]`` must not
+load them; and the public names of 0.1.0 import without a deprecation warning. One subprocess
+runs every case (each new interpreter costs seconds of torch and pandas imports).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import make_series
+from tests.specs.test_spec import SPEC
+
+
+def test_a_fresh_process_runs_untracked_paths_without_mlflow_or_ray(tmp_path):
+    data = tmp_path / "load.csv"
+    make_series(24 * 10).to_csv(data, index_label="time")
+    spec_data = tmp_path / "spec.csv"
+    df = make_series(24 * 21, tz="UTC")
+    df["tso"] = df["load"] + 0.5
+    df.rename_axis("timestamp").reset_index().to_csv(spec_data, index=False)
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.format(csv=spec_data))
+    model, out = tmp_path / "m", tmp_path / "out"
+    script = f"""
+import contextlib, io, sys, warnings
+warnings.simplefilter("error", DeprecationWarning)
+import forecast
+from forecast import backtest, compare, ConformalForecaster, EnsembleForecaster
+from forecast.models import get_estimator, register_estimator
+from forecast.persistence import load, save
+from forecast.training import train, TrainConfig
+assert get_estimator("conformal") is ConformalForecaster
+assert get_estimator("ensemble") is EnsembleForecaster
+assert get_estimator("GRUForecaster") is forecast.GRUForecaster
+warnings.resetwarnings()
+from forecast.batch import run_batch
+from forecast.cli import build_parser, main
+from forecast.specs.spec import run_spec
+with contextlib.redirect_stdout(io.StringIO()):
+    for argv in (["--help"], ["batch", "--help"], ["data", "--help"]):
+        try:
+            build_parser().parse_args(argv)
+        except SystemExit:
+            pass
+    assert main(["fit", "--model", "naive", "--data", {str(data)!r}, "--out", {str(model)!r}]) == 0
+    assert main(["predict", "--model", {str(model)!r}, "--horizon", "3"]) == 0
+    result = run_batch({str(model)!r}, {str(data)!r}, {str(out / "f.csv")!r}, track=False)
+    assert result.rows == 24, result.rows
+    run_spec({str(spec)!r}, {str(out / "spec")!r}, progress=False)
+print(sorted(m for m in ("mlflow", "ray") if m in sys.modules))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
