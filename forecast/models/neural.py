@@ -29,7 +29,12 @@ from forecast.models._batching import (
 )
 from forecast.models._params import check_params
 from forecast.models._steps import origin_masks, steps
-from forecast.models.auto import resolve_auto
+from forecast.models.auto import (  # noqa: F401 (the constants were public here in 0.1.0)
+    AUTO_ORIGINS,
+    AUTO_RESIDUAL_DROPOUT,
+    AUTO_RESIDUAL_HORIZON_WEIGHT,
+    resolve_auto,
+)
 from forecast.models.declare import declare_params
 from forecast.models.legacy import fill_0_1_0
 from forecast.models.neural_params import NEURAL_PARAMS

@@ -39,6 +39,8 @@ from collections.abc import Callable
 
 import torch
 
+from forecast.nn.orthogonal import orthogonality_error  # noqa: F401 (public here in 0.1.0)
+
 OPTIMIZERS = {
     "adam": torch.optim.Adam,
     "adamw": torch.optim.AdamW,
