@@ -28,6 +28,12 @@ bytes depend only on the model and the input: a rerun rewrites an identical file
 appended duplicates). Each run is logged to MLflow (experiment ``forecast-batch``) with the
 input's fingerprint and the output's SHA-256, unless ``--no-track``. On bad input or a
 missing model the command prints one line on stderr, writes nothing and exits with 1.
+
+Outputs never destroy inputs: an ``--output`` that resolves to the input (the same path, a
+symbolic or hard link to it, a ``{date}`` or ``{stem}`` pattern that can expand to an input's
+name, a partition folder used as both) is refused before the model loads
+(:mod:`forecast.batch.overlap`). A temporary file a killed run left
+(``.forecast-tmp-<name>-<pid>-<random>``) is removed by the next write of the same file.
 """
 
 from forecast.batch.cli import add_batch_parser, main

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from forecast.batch.files import OUTPUT_SUFFIXES, BatchError, _first_line, output_path
+from forecast.batch.overlap import check_partition_outputs
 from forecast.batch.run import BatchResult, forecast_file
 from forecast.persistence.manifest import ModelFormatError
 
@@ -62,7 +63,14 @@ def partition_output(output: str | os.PathLike, input: Path, date: str) -> Path:
     return Path(text) / f"{stem(input)}{suffix}"
 
 
-def _check_output(output: str | os.PathLike, inputs: list[Path]) -> None:
+def _check_output(
+    output: str | os.PathLike, inputs: list[Path], input_spec: str | os.PathLike
+) -> None:
+    """Refuse a bad ``output`` before any work.
+
+    Its form, two inputs writing one file, and outputs over inputs (see
+    :mod:`forecast.batch.overlap`).
+    """
     text = os.fspath(output)
     if "{stem}" in text:
         output_path(text.replace("{stem}", "stem"), "")  # the suffix
@@ -81,6 +89,8 @@ def _check_output(output: str | os.PathLike, inputs: list[Path]) -> None:
                 f"inputs {seen[key]} and {path} would both write {key}; rename one of them"
             )
         seen[key] = path
+    exact = None if "{date}" in text else [partition_output(text, p, "") for p in inputs]
+    check_partition_outputs(text, [(stem(p), p) for p in inputs], exact, input_spec)
 
 
 def forecast_partitions(

@@ -122,7 +122,7 @@ def run_partitions(
     check_resources(address, num_cpus)
     _check_options(horizon, timezone, nan_policy)
     inputs = [p.resolve() for p in list_partitions(input)]
-    _check_output(output, inputs)
+    _check_output(output, inputs, input)  # outputs over inputs too: before the model loads
     model = os.fspath(model)
     output = os.fspath(Path(output).resolve()) if "{" not in os.fspath(output) else output
     options = {

@@ -13,6 +13,7 @@ import sys
 
 from forecast.base import BaseForecaster
 from forecast.batch.localtime import to_zone
+from forecast.batch.overlap import refuse_same_file
 from forecast.frames.io import csv_text, read_frame, write_frame
 
 __all__ = ["predict_command"]
@@ -31,6 +32,8 @@ def predict_command(args: argparse.Namespace) -> int:
     int
         The exit code.
     """
+    if args.data and args.output:  # before the model loads: outputs never destroy inputs
+        refuse_same_file(args.output, args.data, "--output", "--data")
     estimator = BaseForecaster.load(args.model, device=args.device)
     history = None
     if args.data:

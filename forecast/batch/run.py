@@ -24,6 +24,7 @@ from forecast.batch.files import (
     write_atomic,
 )
 from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps, model_timezone, to_zone
+from forecast.batch.overlap import check_output_not_input
 from forecast.frames.fingerprint import fingerprint
 from forecast.frames.quantiles import parse_levels
 from forecast.frames.requests import default_horizon, split_future
@@ -183,7 +184,9 @@ def run_batch(
     Raises
     ------
     BatchError
-        Bad input, missing model or failed forecast; nothing was written.
+        Bad input, missing model or failed forecast; nothing was written. An ``output``
+        that is, or whose ``{date}`` can expand to, the input (same path, a link to it) is
+        refused before the model loads (:mod:`forecast.batch.overlap`).
     """
     output_path(output, "")  # check the suffix and the options before any work
     _check_options(horizon, timezone, nan_policy)
@@ -193,6 +196,7 @@ def run_batch(
         raise BatchError(str(err)) from err
     if not Path(input).is_file():
         raise BatchError(f"input {input} does not exist")
+    check_output_not_input(output, input)  # outputs never destroy inputs
     read = read_latest(input, time_column, timezone)  # fails before the model loads
     estimator, predict = load_forecaster(model, tracking_uri, device, quantiles)
     result, history, options = forecast_file(
@@ -283,6 +287,7 @@ def forecast_file(
         )
     date = issue_date(observed)
     path = output(date)
+    check_output_not_input(path, input)  # the expanded name, for callers of this function
     table = forecast_table(to_zone(forecast, zone))
     digest = write_atomic(table, path)
     result = BatchResult(path, digest, len(table), date, fingerprint(history))

@@ -10,7 +10,10 @@ else in UTC, or it is refused with :class:`MixedOffsetsError` when asked to.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -23,6 +26,10 @@ from forecast.frames.timezones import check_timezone
 
 TIME_CANDIDATES = ("timestamp", "time", "datetime", "date", "timestamp_utc", "utc_timestamp")
 MIXED_OFFSETS = ("utc", "raise")
+# Temporaries of atomic writes (files here, folders in forecast.persistence.atomic):
+# .forecast-tmp-<target name>-<pid>-<random>, recognised and removed by the next write.
+TEMPORARY_PREFIX = ".forecast-tmp-"
+STALE_AFTER_S = 30 * 60  # a temporary this old is stale even if its pid is alive (reused)
 
 # the UTC offset at the end of an ISO-8601 timestamp with a time part
 _OFFSET = r"\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)$"
@@ -227,8 +234,11 @@ def write_frame(
 def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write ``table`` (its index dropped) to CSV or Parquet, atomically and deterministically.
 
-    The file is written to a temporary file in the target folder, synced, and moved into
-    place with ``os.replace``: a crash never leaves a half-written file at ``path``. Parquet
+    The file is written to a temporary file in the target folder
+    (``.forecast-tmp-<name>-<pid>-<random>``, see :func:`remove_stale_temporaries`), synced,
+    and moved into place with ``os.replace``: a crash never leaves a half-written file at
+    ``path``, and the temporary a killed process left is removed by the next write of
+    ``path``. Errors name ``path``, never the temporary file. Parquet
     is written with pyarrow without time-dependent metadata, CSV with pandas' default float
     formatting and timestamps in ISO 8601 with their UTC offset
     (``2023-03-26T03:00:00+02:00``), so equal tables give byte-identical files.
@@ -250,8 +260,11 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     if suffix not in (".csv", ".parquet"):
         raise ValueError(f"{path}: unknown output type {suffix!r}; expected .csv or .parquet")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temporaries(path)
+    prefix = temporary_prefix(path)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             if suffix == ".parquet":
                 with warnings.catch_warnings():  # pyarrow reads tz-aware columns via an
@@ -268,10 +281,76 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
+    except OSError as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise about_target(err, path.parent / prefix, path) from err
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def temporary_prefix(target: Path) -> str:
+    """Return this process's name prefix for temporaries of ``target`` (``TEMPORARY_PREFIX``)."""
+    return f"{TEMPORARY_PREFIX}{target.name}-{os.getpid()}-"
+
+
+def remove_stale_temporaries(target: Path) -> list[Path]:
+    """Remove the temporaries of ``target`` left by writes that died (killed, power loss).
+
+    Stale: its process (the pid in its name) is gone, or it is older than ``STALE_AFTER_S``
+    (a reused pid). A live writer's temporary is kept. The pid test holds on one machine;
+    on a folder shared between machines only the age tells. Returns what was removed.
+    """
+    prefix = f"{TEMPORARY_PREFIX}{target.name}-"
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        owner = re.fullmatch(r"(\d+)-\w+", entry.name.removeprefix(prefix))
+        if not entry.name.startswith(prefix) or owner is None:
+            continue
+        try:
+            age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:  # removed meanwhile
+            continue
+        if _alive(int(owner[1])) and age < STALE_AFTER_S:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            Path(entry.path).unlink(missing_ok=True)
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid() or os.name != "posix":  # elsewhere os.kill(pid, 0) terminates
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, another user's
+        return True
+    return True
+
+
+def about_target(err: OSError, temporary: Path, target: Path) -> OSError:
+    """Return ``err`` (same type and errno) naming ``target`` instead of a temporary.
+
+    A file name starting with ``temporary`` (a temporary or its name prefix) has that
+    component replaced with ``target``; an error naming no file gets ``target``.
+    """
+    name = os.fspath(err.filename) if err.filename is not None else os.fspath(target)
+    if name.startswith(os.fspath(temporary)):
+        rest = name[len(os.fspath(temporary)) :]
+        name = os.fspath(target) + (rest[rest.find(os.sep) :] if os.sep in rest else "")
+    return type(err)(err.errno, err.strerror or str(err), name)
 
 
 def csv_text(table: pd.DataFrame) -> str:

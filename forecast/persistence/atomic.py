@@ -6,6 +6,12 @@ into place. An existing folder is swapped with the new one in a single ``renamea
 ``RENAME_EXCHANGE`` call on Linux (readers see the old or the new folder, never neither);
 elsewhere it is moved aside and back on failure. The old folder and every temporary entry
 are removed, also when writing fails.
+
+Temporaries are named as the file writer names its own
+(``.forecast-tmp-<target name>-<pid>-<random>``, :func:`forecast.frames.io.temporary_prefix`),
+so the ones a killed process left are removed by the next write of the same target
+(:func:`forecast.frames.io.remove_stale_temporaries`); errors name the target, never a
+temporary.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import shutil
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from forecast.frames.io import about_target, remove_stale_temporaries, temporary_prefix
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
@@ -51,7 +59,7 @@ def _swap(new: Path, target: Path) -> Path:
     """Put ``new`` at ``target``; return where the old ``target`` now lies."""
     if _renameat2(new, target, _RENAME_EXCHANGE):
         return new
-    old = target.with_name(f".{target.name}.old-{secrets.token_hex(6)}")
+    old = target.with_name(f"{temporary_prefix(target)}{secrets.token_hex(6)}")
     os.rename(target, old)
     try:
         os.rename(new, target)
@@ -106,15 +114,18 @@ def write_folder(
             raise FileExistsError(f"{target} exists")
         replace(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{secrets.token_hex(6)}")
-    os.mkdir(tmp)  # mode 0o777 minus the umask
+    remove_stale_temporaries(target)
+    tmp = target.with_name(f"{temporary_prefix(target)}{secrets.token_hex(6)}")
     try:
+        os.mkdir(tmp)  # mode 0o777 minus the umask
         _write_files(tmp, files)
         if exists:
             old = _swap(tmp, target)
             _remove(old)
         else:
             _place(tmp, target)
+    except OSError as err:
+        raise about_target(err, tmp, target) from err
     finally:
         if tmp.exists() or tmp.is_symlink():
             _remove(tmp)

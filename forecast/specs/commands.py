@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from forecast.batch.overlap import refuse_same_file
 from forecast.evaluation.backtest import backtest
 from forecast.frames.io import read_frame, write_frame
 from forecast.persistence.format import _replaceable
@@ -111,6 +112,8 @@ def backtest_command(args: argparse.Namespace) -> int:
     int
         The exit code.
     """
+    if args.output:  # before the backtest: outputs never destroy inputs
+        refuse_same_file(args.output, args.data, "--output", "--data")
     estimator = build_estimator(args.model, parse_params(args.param))
     frame = _select(read_frame(args.data, args.time_column), args)
     kwargs = {

@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import pickle
 import shutil
 from pathlib import Path
@@ -853,3 +854,76 @@ def cli_fit_unknown_model(tmp_path, latest_csv):
 )
 def cli_fit_unknown_column(tmp_path, latest_csv):
     return _fit(tmp_path, latest_csv, "--columns", "load", "price")
+
+
+# ------------------------------------------------------------------ outputs over inputs
+# An output that resolves to an input is refused before the model loads (the model named
+# here does not exist, so a later refusal would read "model ... not found"); the corpus
+# check asserts the input's bytes are kept and nothing is left behind.
+_NO_MODEL = "no-such-model"
+
+
+@case(
+    CommandFailed,
+    r"^exit 1: forecast batch: error: output (.*latest\.csv) is the input \1: write the "
+    "forecast to another file; nothing was done$",
+)
+def batch_output_is_the_input(tmp_path):
+    latest = _input(tmp_path, "latest.csv", _latest())
+    argv = ["batch", "--model", _NO_MODEL, "--input", latest, "--no-track"]
+    return command(cli_main, *argv, "--output", latest)
+
+
+@case(
+    CommandFailed,
+    r"^exit 1: forecast batch: error: output .*hard\.csv is the input .*latest\.csv",
+)
+def batch_output_is_a_hard_link_to_the_input(tmp_path):
+    latest = _input(tmp_path, "latest.csv", _latest())
+    os.link(latest, tmp_path / "hard.csv")
+    argv = ["batch", "--model", _NO_MODEL, "--input", latest, "--no-track"]
+    return command(cli_main, *argv, "--output", tmp_path / "hard.csv")
+
+
+@case(
+    CommandFailed,
+    r"^exit 1: forecast batch: error: output .*/\{date\}\.csv \(.*/2023-01-01\.csv\) can "
+    r"expand to the input .*2023-01-01\.csv",
+)
+def batch_date_pattern_names_the_input(tmp_path):
+    dated = _input(tmp_path, "2023-01-01.csv", _latest())
+    argv = ["batch", "--model", _NO_MODEL, "--input", dated, "--no-track"]
+    return command(cli_main, *argv, "--output", tmp_path / "{date}.csv")
+
+
+@case(
+    CommandFailed,
+    r"^exit 1: forecast batch: error: output (.*/parts) \(\1/a\.csv\) for a\.csv is the "
+    r"input \1/a\.csv",
+)
+def batch_partition_folder_is_input_and_output(tmp_path):
+    (tmp_path / "parts").mkdir()
+    _input(tmp_path, "parts/a.csv", _latest())
+    _input(tmp_path, "parts/b.parquet", _latest())
+    argv = ["batch", "--model", _NO_MODEL, "--input", tmp_path / "parts", "--no-track"]
+    return command(cli_main, *argv, "--output", tmp_path / "parts")
+
+
+@case(
+    CommandFailed,
+    r"^exit 2: forecast predict: error: --output (.*latest\.csv) is the --data file \1",
+)
+def cli_predict_output_is_the_data(tmp_path):
+    latest = _input(tmp_path, "latest.csv", _latest())
+    return _predict(tmp_path / "no-model", "--data", latest, "--output", latest)
+
+
+@case(
+    CommandFailed,
+    r"^exit 2: forecast backtest: error: --output .*link\.csv is the --data file .*latest\.csv",
+)
+def cli_backtest_output_is_a_link_to_the_data(tmp_path):
+    latest = _input(tmp_path, "latest.csv", _latest())
+    (tmp_path / "link.csv").symlink_to(latest)
+    argv = ["backtest", "--model", "naive", "--data", latest, "--output", tmp_path / "link.csv"]
+    return command(cli_main, *argv)

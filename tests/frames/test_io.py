@@ -1,8 +1,15 @@
+import errno
 import gzip
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pandas as pd
 import pytest
 
+from forecast.frames import io as io_module
 from forecast.frames.io import read_frame, write_frame
 from tests.conftest import make_series
 
@@ -171,3 +178,88 @@ def test_csv_quirks_that_are_valid_still_read(tmp_path):
     header_only = tmp_path / "header.csv"
     header_only.write_text("timestamp,load\n")
     assert read_frame(header_only).shape == (0, 1)
+
+
+# ------------------------------------------------- temporaries: named, cleaned, never named
+def _temporaries(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".forecast-tmp-"))
+
+
+def test_failed_write_names_the_target_not_the_temporary(tmp_path):
+    target = tmp_path / "a.csv"
+    (target / "inside").mkdir(parents=True)  # os.replace over a non-empty folder fails
+    with pytest.raises(OSError) as info:
+        write_frame(make_series(5), target)
+    assert info.value.filename == str(target)
+    assert ".forecast-tmp-" not in str(info.value) and str(target) in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
+    assert list(target.iterdir()) == [target / "inside"]
+
+
+def test_write_error_without_a_file_name_gets_the_target(tmp_path, monkeypatch):
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(io_module.os, "fsync", full)
+    with pytest.raises(OSError, match=r"No space left on device: '.*b\.parquet'$"):
+        write_frame(make_series(5), tmp_path / "b.parquet")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stale_temporaries_of_the_target_are_removed_and_others_kept(tmp_path):
+    dead = _dead_pid()
+    stale = tmp_path / f".forecast-tmp-a.csv-{dead}-x1y2z3"
+    stale.write_bytes(b"half")
+    old = tmp_path / f".forecast-tmp-a.csv-{os.getpid()}-old1"  # live pid, but too old
+    old.write_bytes(b"half")
+    ancient = time.time() - io_module.STALE_AFTER_S - 60
+    os.utime(old, (ancient, ancient))
+    live = tmp_path / f".forecast-tmp-a.csv-{os.getpid()}-live1"  # a writer right now
+    live.write_bytes(b"half")
+    other = tmp_path / f".forecast-tmp-a.csv-1-{dead}-x1"  # of the target "a.csv-1"
+    other.write_bytes(b"half")
+    mine = tmp_path / "notes.txt"
+    mine.write_text("keep")
+    write_frame(make_series(5), tmp_path / "a.csv")
+    assert not stale.exists() and not old.exists()
+    assert live.exists() and other.exists() and mine.read_text() == "keep"
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+_SLOW_WRITE = """
+import os, sys, time
+import pandas as pd
+from forecast.frames import io
+os.fsync = lambda fd: time.sleep(120)  # hangs once the bytes are in the temporary
+io.write_table(pd.DataFrame({"load": [1.0, 2.0]}), sys.argv[1])
+"""
+
+
+def _killed_mid_write(code: str, target, folder) -> list[str]:
+    """Run ``code`` writing ``target``; SIGKILL it once its temporary appears."""
+    proc = subprocess.Popen([sys.executable, "-c", code, str(target)])
+    try:
+        deadline = time.monotonic() + 60
+        while not _temporaries(folder) and proc.poll() is None:
+            assert time.monotonic() < deadline, "no temporary appeared"
+            time.sleep(0.02)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()  # reaped: its pid is gone
+    return _temporaries(folder)
+
+
+def test_sigkill_mid_write_keeps_the_old_file_and_the_next_write_cleans_up(tmp_path):
+    target = write_frame(make_series(5), tmp_path / "a.csv")
+    before = (target.read_bytes(), target.stat().st_mtime_ns)
+    left = _killed_mid_write(_SLOW_WRITE, target, tmp_path)
+    assert len(left) == 1 and left[0].startswith(".forecast-tmp-a.csv-")
+    assert (target.read_bytes(), target.stat().st_mtime_ns) == before  # never a partial target
+    write_frame(make_series(6), target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
+    assert len(read_frame(target)) == 6
