@@ -51,13 +51,14 @@ from typing import Any
 
 import numpy as np
 import torch
-from safetensors.torch import load as from_safetensors
 from safetensors.torch import save as to_safetensors
 from sklearn.utils.validation import check_is_fitted
 
 from forecast._version import __version__
 from forecast.frames.fingerprint import fingerprint
+from forecast.persistence.arrays import check_npz_tail, read_npz
 from forecast.persistence.atomic import write_folder
+from forecast.persistence.files import strict_json
 from forecast.persistence.manifest import (
     MANIFEST,
     ModelFormatError,
@@ -67,13 +68,16 @@ from forecast.persistence.manifest import (
 )
 from forecast.persistence.manifest import read_verified as _read_verified
 from forecast.persistence.nested import construct, params_tree
+from forecast.persistence.overwrite import check_replaceable
 from forecast.persistence.registry import estimator_class, estimator_name, is_forecaster
-from forecast.persistence.serialize import arrays_from_bytes, arrays_to_bytes, decode, encode
+from forecast.persistence.serialize import arrays_to_bytes, decode, encode
+from forecast.persistence.weights import WEIGHTS, restore_modules
 from forecast.training.device import resolve_device
 
 __all__ = ["ModelFormatError", "load", "save"]
 
-PARAMS, FITTED, ARRAYS, WEIGHTS = "params.json", "fitted.json", "fitted.npz", "weights.safetensors"
+PARAMS, FITTED, ARRAYS = "params.json", "fitted.json", "fitted.npz"
+_CAPS = {PARAMS: 1 << 20, FITTED: 16 << 20}  # JSON read whole and parsed: capped
 _ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
 _PARAM_CHECKS = ("_check_params", "_spec")  # the class's own parameter validation, if any
 
@@ -123,7 +127,9 @@ def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path
         usual permissions of the user's umask.
     overwrite : bool, default=False
         Replace an existing saved model folder (atomically; an empty folder is replaced
-        too). A file or any other folder at ``path`` is never replaced.
+        too). Only a folder whose ``meta.json`` is a manifest of this format and which holds
+        nothing but the files and nested folders that manifest lists is replaced; a file, a
+        link or any other folder at ``path`` is never replaced (nothing else is deleted).
 
     Returns
     -------
@@ -192,46 +198,18 @@ def _refuse(path: Path) -> None:
 
 
 def _replaceable(path: Path) -> None:
-    if not path.is_dir():
-        raise FileExistsError(f"{path} is a file, not a saved model folder: not overwriting it")
-    if not (path / MANIFEST).is_file() and any(path.iterdir()):
-        raise FileExistsError(
-            f"{path} is a folder but not a saved model folder (no {MANIFEST}): not overwriting it"
-        )
+    """Raise ``FileExistsError`` unless ``path`` is a model folder of ours (or empty)."""
+    check_replaceable(path, {PARAMS, FITTED, ARRAYS, WEIGHTS})
 
 
-def _read_tree(files: dict[str, bytes], name: str, path: Path, arrays=None) -> dict:
+def _read_tree(files, name: str, path: Path, arrays=None) -> dict:
+    tree = strict_json(files[name], path / name)
     try:
-        tree = json.loads(files[name])
         if type(tree) is not dict:
             raise ValueError("expected a JSON object of name: value")
         return {k: decode(v, arrays, k) for k, v in tree.items()}
-    except (KeyError, ValueError, TypeError, UnicodeDecodeError, RecursionError) as err:
+    except (KeyError, ValueError, TypeError, OverflowError, RecursionError) as err:
         raise ModelFormatError(f"{path / name}: {err}") from err
-
-
-def _restore_modules(estimator, names: list, data: bytes, path: Path, device: str) -> None:
-    where = path / WEIGHTS
-    try:
-        tensors = from_safetensors(data)
-    except Exception as err:  # safetensors raises its own error types
-        raise ModelFormatError(f"{where}: not a readable safetensors file ({err})") from err
-    states: dict[str, dict] = {n: {} for n in names}
-    for key, tensor in tensors.items():
-        module, _, rest = key.partition(".")
-        if module not in states:
-            raise ModelFormatError(f"{where}: tensor {key!r} belongs to no module in {names}")
-        states[module][rest] = tensor
-    try:
-        estimator._build_module()
-        for name in names:
-            module = getattr(estimator, name)
-            module.load_state_dict(states[name])
-            module.to(device)
-            module.eval()
-    except (AttributeError, RuntimeError, TypeError, ValueError) as err:
-        raise ModelFormatError(f"{where}: the weights do not fit the model ({err})") from err
-    estimator.device_ = device
 
 
 def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None = None):
@@ -257,18 +235,27 @@ def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None
     FileNotFoundError
         If ``path`` is not a saved model folder.
     ModelFormatError
-        If the folder does not match its manifest, has an unsupported format, or holds
-        parameters or state the class rejects (a ``ValueError``; the message names the file).
+        If the folder does not match its manifest, has an unsupported format, holds a
+        symbolic link, a file over its cap, malformed JSON, npz or safetensors, non-finite
+        weights, weights of another shape than its parameters imply, or parameters or
+        state the class rejects (a ``ValueError``; the message names the file). Nothing is
+        allocated for a file before its size and structure are checked.
     TypeError
         If the folder holds another class than ``cls``.
     ValueError
         If ``device`` is unknown or CUDA is requested but not available.
+
+    Notes
+    -----
+    ``checkpoint_dir`` is not taken from the folder: a loaded model's ``checkpoint_dir``
+    is None (refitting it never writes over the checkpoints of the run that saved it); set
+    it with ``set_params`` before refitting to resume or keep checkpoints.
     """
     return _load(Path(path), resolve_device(device), cls, None)
 
 
 def _load(path: Path, target: str, cls: type | None, expected: str | None):
-    manifest, files = _read_verified(path, {PARAMS, FITTED, ARRAYS, WEIGHTS}, expected)
+    manifest, files = _read_verified(path, {PARAMS, FITTED, ARRAYS, WEIGHTS}, expected, _CAPS)
     where = path / MANIFEST
     for name in (PARAMS, FITTED, ARRAYS):
         if name not in files:
@@ -291,23 +278,27 @@ def _load(path: Path, target: str, cls: type | None, expected: str | None):
         raise ModelFormatError(
             f"{where}: 'modules' {modules} do not match the files {sorted(files)}"
         )
+    check_npz_tail(files.tail(ARRAYS, 22), files.listed[ARRAYS]["size"], path / ARRAYS)
     estimator = _rebuild(found, files, path, manifest, target)
     if modules:
-        _restore_modules(estimator, modules, files[WEIGHTS], path, target)
+        restore_modules(estimator, modules, files, path, target)
     return estimator
 
 
-def _rebuild(cls: type, files: dict[str, bytes], path: Path, manifest: dict, device: str):
+def _rebuild(cls: type, files, path: Path, manifest: dict, device: str):
     """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
     params = _read_tree(files, PARAMS, path)
     nested = manifest.get("estimator_params") or []
     estimator = construct(cls, params, nested, path / PARAMS)
-    arrays = _read_arrays(files, path)
-    for name, value in _read_tree(files, FITTED, path, arrays).items():
-        if not _ATTRIBUTE.fullmatch(name) or name in params:
+    arrays = read_npz(files[ARRAYS], path / ARRAYS)
+    fitted = _read_tree(files, FITTED, path, arrays)
+    modules = set(manifest.get("modules") or [])
+    for name, value in fitted.items():
+        if not _ATTRIBUTE.fullmatch(name) or name in params or name in modules:
             raise ModelFormatError(f"{path / FITTED}: {name!r} is not a fitted attribute name")
         setattr(estimator, name, value)
     for name, pin in (manifest.get("nested") or {}).items():
+        _check_nested_name(name, pin, params, nested, set(fitted) | modules, path)
         if isinstance(pin, list):
             value = [_load(path / name / str(i), device, None, p) for i, p in enumerate(pin)]
         else:
@@ -322,8 +313,17 @@ def _rebuild(cls: type, files: dict[str, bytes], path: Path, manifest: dict, dev
     return estimator
 
 
-def _read_arrays(files: dict[str, bytes], path: Path) -> dict[str, np.ndarray]:
-    try:
-        return arrays_from_bytes(files[ARRAYS])
-    except (KeyError, ValueError, OSError, EOFError) as err:
-        raise ModelFormatError(f"{path / ARRAYS}: not a readable npz file ({err})") from err
+def _check_nested_name(name: str, pin, params: dict, nested: list, taken: set, path: Path):
+    """Refuse a nested folder ``name`` unless it is the fitted twin of an estimator parameter.
+
+    ``estimator_`` is accepted only where the class takes the parameter ``estimator`` and the
+    folder stored it as a nested estimator (``"estimator_params"``), a list of folders only
+    for a list of ``(name, estimator)`` pairs; it never replaces another fitted attribute.
+    """
+    param = name[:-1]
+    shape_ok = isinstance(pin, list) == isinstance(params.get(param), list)
+    if name in taken or param not in nested or param not in params or not shape_ok:
+        raise ModelFormatError(
+            f"{path / MANIFEST}: nested model folder {name!r} is not the fitted form of a "
+            "nested estimator parameter of this class"
+        )

@@ -1,9 +1,11 @@
 """The manifest of a saved model folder (``meta.json``): format version and file checksums.
 
 The manifest lists every other file of the folder with its size and SHA-256. Loading reads
-the manifest first, checks the format version and that the folder holds exactly the listed
-files with the listed content, and only then lets anything else be parsed; the bytes that
-were checked are the bytes that get parsed (each file is read once).
+the manifest first (a regular file of at most 1 MiB, strict JSON), checks the format version
+and that the folder holds exactly the listed files, no links, each of the listed size (by
+``lstat``, before reading) and under its cap; a file is then read when it is first needed and
+its SHA-256 checked before it is parsed: the bytes that were checked are the bytes that get
+parsed (each file is read once; see :mod:`forecast.persistence.files`).
 
 The checksums catch corrupted, truncated, swapped, missing and extra files. They are not a
 signature: someone who can write the folder can rewrite the manifest too. What keeps a
@@ -14,17 +16,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 import warnings
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from forecast.persistence.errors import ModelFormatError  # re-exported: its historic home
+from forecast.persistence.files import entries, lstat_entry, read_range, read_regular, strict_json
+
+__all__ = ["MANIFEST", "ModelFormatError", "VerifiedFiles", "parse_manifest", "read_verified"]
 
 MANIFEST = "meta.json"
 FORMAT = (2, 0)  # major.minor: a new major breaks readers, a new minor only adds fields
 _MAX_MANIFEST_BYTES = 1 << 20
-
-
-class ModelFormatError(ValueError):
-    """A saved model folder is malformed, tampered with, or of an unsupported format."""
+_MAX_FILE_BYTES = 1 << 40  # files without a cap of their own: structure is checked instead
+_ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
 
 
 def sha256(data: bytes) -> str:
@@ -49,7 +57,7 @@ def manifest_bytes(manifest: dict) -> bytes:
     return (json.dumps(manifest, indent=2, allow_nan=False) + "\n").encode()
 
 
-def _check_format(value, where: Path) -> tuple[int, int]:
+def _check_format(value, where: Path, stacklevel: int) -> tuple[int, int]:
     if value == 1:
         raise ModelFormatError(
             f"{where}: format 1 folders keep fitted state in a pickle (fitted.pkl), which can run "
@@ -73,14 +81,14 @@ def _check_format(value, where: Path) -> tuple[int, int]:
             f"{where}: saved in the older format {value}, which this version (format "
             f"{current}) still reads; save the model again to upgrade it",
             UserWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
     elif minor > FORMAT[1]:
         warnings.warn(
             f"{where}: saved in the newer format {value}; this version reads format {current} "
             "and ignores fields it does not know",
             UserWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
     return major, minor
 
@@ -92,15 +100,137 @@ def _is_pin(value) -> bool:
     return isinstance(value, str)
 
 
-def _check_subfolder(path: Path) -> None:
-    if not path.is_dir() or path.is_symlink():
-        raise ModelFormatError(f"{path}: nested model folder is missing")
+def read_manifest(path: Path, expected: str | None = None, stacklevel: int = 6) -> dict:
+    """Read and check the manifest of the folder ``path`` (no link, capped, strict JSON).
+
+    Parameters
+    ----------
+    path : Path
+        The folder.
+    expected : str, optional
+        SHA-256 the manifest must have (a nested folder pinned by its parent).
+    stacklevel : int
+        Of the warning about an older or newer minor format.
+
+    Returns
+    -------
+    dict
+        The manifest, its ``files`` and ``nested`` fields checked.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a folder or has no manifest.
+    ModelFormatError
+        If the manifest is a link, too large, not strict JSON or not a manifest of ours.
+    """
+    where = path / MANIFEST
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} is not a saved model folder: no such folder")
+    if not os.path.lexists(where):
+        raise FileNotFoundError(f"{path} is not a saved model folder: {MANIFEST} is missing")
+    st = lstat_entry(where)
+    if st.st_size > _MAX_MANIFEST_BYTES:
+        raise ModelFormatError(f"{where}: {st.st_size} bytes, too large for a manifest")
+    raw = read_regular(where, st.st_size, _MAX_MANIFEST_BYTES)
+    if expected is not None and sha256(raw) != expected:
+        raise ModelFormatError(
+            f"{where}: SHA-256 differs from the parent folder's {MANIFEST}: the nested model "
+            "is corrupted or was modified"
+        )
+    return parse_manifest(raw, where, stacklevel)
+
+
+def parse_manifest(raw: bytes, where: Path, stacklevel: int = 2) -> dict:
+    """Parse the bytes of a manifest and check its format, ``files`` and ``nested``."""
+    manifest = strict_json(raw, where)
+    if not isinstance(manifest, dict) or "format" not in manifest:
+        raise ModelFormatError(f"{where}: not a model manifest (no 'format' field)")
+    _check_format(manifest["format"], where, stacklevel)
+    listed = manifest.get("files")
+    if not isinstance(listed, dict) or not all(
+        isinstance(v, dict)
+        and isinstance(v.get("sha256"), str)
+        and type(v.get("size")) is int
+        and v["size"] >= 0
+        for v in listed.values()
+    ):
+        raise ModelFormatError(f"{where}: 'files' must map file names to their size and sha256")
+    nested = manifest.get("nested") or {}
+    if not isinstance(nested, dict) or not all(
+        isinstance(k, str) and _ATTRIBUTE.fullmatch(k) and _is_pin(v) for k, v in nested.items()
+    ):
+        raise ModelFormatError(
+            f"{where}: 'nested' must map attribute names to sha256 strings or lists of them"
+        )
+    if set(nested) & set(listed):
+        raise ModelFormatError(f"{where}: 'nested' names files of the folder")
+    return manifest
+
+
+def subfolders(path: Path, nested: dict) -> list[Path]:
+    """Return the nested model folders ``nested`` pins, each checked: a folder, not a link."""
+    out = []
+    for name, pin in nested.items():
+        lstat_entry(path / name, "folder")
+        if isinstance(pin, list):  # numbered subfolders 0, 1, ... and nothing else
+            found = sorted(entries(path / name))
+            expected = sorted(str(i) for i in range(len(pin)))
+            if found != expected:
+                raise ModelFormatError(
+                    f"{path / name}: holds {found}, {MANIFEST} lists the nested model folders "
+                    f"{expected}"
+                )
+            for i in range(len(pin)):
+                lstat_entry(path / name / str(i), "folder")
+                out.append(path / name / str(i))
+        else:
+            out.append(path / name)
+    return out
+
+
+class VerifiedFiles(Mapping):
+    """The listed files of a checked folder; each read and checked when first looked up."""
+
+    def __init__(self, path: Path, listed: dict, caps: Mapping[str, int]) -> None:
+        self.path, self.listed, self.caps = path, listed, caps
+        self._data: dict[str, bytes] = {}
+
+    def __getitem__(self, name: str) -> bytes:
+        if name not in self._data:
+            entry, target = self.listed[name], self.path / name
+            data = read_regular(target, entry["size"], self.caps.get(name, _MAX_FILE_BYTES))
+            if sha256(data) != entry["sha256"]:
+                raise ModelFormatError(
+                    f"{target}: SHA-256 differs from {MANIFEST}: the file is corrupted or was "
+                    "modified"
+                )
+            self._data[name] = data
+        return self._data[name]
+
+    def head(self, name: str, length: int) -> bytes:
+        """Return the first ``length`` bytes of ``name``, unverified (structure checks)."""
+        return read_range(self.path / name, self.listed[name]["size"], 0, length)
+
+    def tail(self, name: str, length: int) -> bytes:
+        """Return the last ``length`` bytes of ``name``, unverified (structure checks)."""
+        size = self.listed[name]["size"]
+        return read_range(self.path / name, size, max(0, size - length), length)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.listed)
+
+    def __len__(self) -> int:
+        return len(self.listed)
 
 
 def read_verified(
-    path: Path, allowed: set[str], expected: str | None = None
-) -> tuple[dict, dict[str, bytes]]:
-    """Read a saved model folder and check it against its manifest.
+    path: Path,
+    allowed: set[str],
+    expected: str | None = None,
+    caps: Mapping[str, int] | None = None,
+) -> tuple[dict, VerifiedFiles]:
+    """Check a saved model folder against its manifest, reading no file yet.
 
     Parameters
     ----------
@@ -112,69 +242,31 @@ def read_verified(
         SHA-256 the manifest itself must have (a nested folder, pinned by its parent's
         manifest). The subfolders the manifest lists under ``"nested"`` are allowed
         besides the files and must be folders; the caller verifies their content.
+    caps : mapping, optional
+        The most bytes each file may have, by name; checked before it is read.
 
     Returns
     -------
     manifest : dict
         The parsed manifest.
-    files : dict
-        Content of every listed file, by name; exactly these bytes were checked.
+    files : VerifiedFiles
+        Every listed file by name: read on first lookup, after its size was checked by
+        ``lstat`` and before its checksum is compared; exactly these bytes are parsed.
 
     Raises
     ------
     FileNotFoundError
         If ``path`` is not a folder or has no manifest.
     ModelFormatError
-        If the manifest is unreadable or of an unsupported format, or a file is missing,
-        unexpected, or differs in size or checksum.
+        If the manifest is unreadable or of an unsupported format, or an entry is a link,
+        missing, unexpected, over its cap, or differs in size (checksums: on lookup).
     """
-    where = path / MANIFEST
-    if not path.is_dir():
-        raise FileNotFoundError(f"{path} is not a saved model folder: no such folder")
-    if not where.is_file():
-        raise FileNotFoundError(f"{path} is not a saved model folder: {MANIFEST} is missing")
-    raw = where.read_bytes()
-    if len(raw) > _MAX_MANIFEST_BYTES:
-        raise ModelFormatError(f"{where}: {len(raw)} bytes, too large for a manifest")
-    if expected is not None and sha256(raw) != expected:
-        raise ModelFormatError(
-            f"{where}: SHA-256 differs from the parent folder's {MANIFEST}: the nested model "
-            "is corrupted or was modified"
-        )
-    try:
-        manifest = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelFormatError(f"{where}: not valid JSON ({err})") from err
-    if not isinstance(manifest, dict) or "format" not in manifest:
-        raise ModelFormatError(f"{where}: not a model manifest (no 'format' field)")
-    _check_format(manifest["format"], where)
-    listed = manifest.get("files")
-    if not isinstance(listed, dict) or not all(
-        isinstance(v, dict) and isinstance(v.get("sha256"), str) and type(v.get("size")) is int
-        for v in listed.values()
-    ):
-        raise ModelFormatError(f"{where}: 'files' must map file names to their size and sha256")
-    nested = manifest.get("nested") or {}
-    if not isinstance(nested, dict) or not all(
-        isinstance(k, str) and re.fullmatch(r"[a-z][A-Za-z0-9_]*_", k) and _is_pin(v)
-        for k, v in nested.items()
-    ):
-        raise ModelFormatError(
-            f"{where}: 'nested' must map attribute names to sha256 strings or lists of them"
-        )
-    for name, pin in nested.items():
-        _check_subfolder(path / name)
-        if isinstance(pin, list):  # numbered subfolders 0, 1, ... and nothing else
-            found = sorted(p.name for p in (path / name).iterdir())
-            expected = sorted(str(i) for i in range(len(pin)))
-            if found != expected:
-                raise ModelFormatError(
-                    f"{path / name}: holds {found}, {MANIFEST} lists the nested model folders "
-                    f"{expected}"
-                )
-            for i in range(len(pin)):
-                _check_subfolder(path / name / str(i))
-    present = {p.name for p in path.iterdir()} - {MANIFEST} - set(nested)
+    caps = caps or {}
+    manifest = read_manifest(path, expected)
+    listed, nested = manifest["files"], manifest.get("nested") or {}
+    subfolders(path, nested)
+    found = entries(path)
+    present = set(found) - {MANIFEST} - set(nested)
     extra = sorted((present | set(listed)) - allowed)
     if extra:
         raise ModelFormatError(
@@ -190,20 +282,16 @@ def read_verified(
     missing = sorted(set(listed) - present)
     if missing:
         raise ModelFormatError(f"{path / missing[0]}: file listed in {MANIFEST} is missing")
-    files = {}
     for name, entry in sorted(listed.items()):
-        target = path / name
-        if not target.is_file():
+        target, st = path / name, found[name]
+        if not stat.S_ISREG(st.st_mode):
             raise ModelFormatError(f"{target}: not a regular file")
-        data = target.read_bytes()
-        if len(data) != entry["size"]:
+        if st.st_size != entry["size"]:
             raise ModelFormatError(
-                f"{target}: {len(data)} bytes, {MANIFEST} lists {entry['size']}: the file is "
+                f"{target}: {st.st_size} bytes, {MANIFEST} lists {entry['size']}: the file is "
                 "truncated or was modified"
             )
-        if sha256(data) != entry["sha256"]:
-            raise ModelFormatError(
-                f"{target}: SHA-256 differs from {MANIFEST}: the file is corrupted or was modified"
-            )
-        files[name] = data
-    return manifest, files
+        cap = caps.get(name, _MAX_FILE_BYTES)
+        if entry["size"] > cap:
+            raise ModelFormatError(f"{target}: {entry['size']} bytes, more than the {cap} allowed")
+    return manifest, VerifiedFiles(path, listed, caps)

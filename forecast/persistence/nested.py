@@ -91,7 +91,8 @@ def construct(cls: type, params: dict, nested: list, where: Path) -> Any:
     Returns
     -------
     BaseForecaster
-        The unfitted estimator.
+        The unfitted estimator; its ``checkpoint_dir`` (where the class has one) is None,
+        whatever the folder holds.
 
     Raises
     ------
@@ -104,6 +105,8 @@ def construct(cls: type, params: dict, nested: list, where: Path) -> Any:
     if unknown:
         raise ModelFormatError(f"{where}: {cls.__name__} takes no parameters {unknown}")
     params = dict(params)
+    if "checkpoint_dir" in params:  # another run's checkpoints: never written by a refit
+        params["checkpoint_dir"] = None
     for key in nested:
         entry = params[key]
         if isinstance(entry, list):  # (name, estimator) pairs
