@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import torch
 
 from forecast.batch import add_batch_parser
+from forecast.batch.cli import OneLineParser
 from forecast.batch.predict import predict_command
 from forecast.datasets.commands import add_data_parser
 from forecast.specs.commands import backtest_command, fit_command, progress, run_command
@@ -114,7 +115,7 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``forecast`` command."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(  # usage errors in one line; sub-commands inherit the class
         prog="forecast",
         description=DESCRIPTION,
         epilog=EPILOG,

@@ -255,3 +255,63 @@ def test_threads_option_sets_torch_threads_before_the_command(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--threads", "0", "fit", "--data", str(path)])
     assert "expected a whole number >= 1, got '0'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog", "message"),
+    [
+        (["fit", "--model", "naive"], "forecast fit", "required: --data, --out"),
+        (["backtest", "--model", "x", "--data", "y", "--horizon", "abc"], "forecast backtest",
+         "argument --horizon: invalid int value: 'abc'"),
+        (["nosuch"], "forecast", "invalid choice: 'nosuch'"),
+        ([], "forecast", "required: COMMAND"),
+        (["data", "fetch"], "forecast data fetch", "required: NAME"),
+        (["batch", "--model", "m", "--input", "i", "--output", "o", "--horizon", "0"],
+         "forecast batch", "expected a positive int or day-ahead, got '0'"),
+    ],
+)  # fmt: skip
+def test_usage_errors_are_one_line_with_exit_code_2(argv, prog, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and captured.out == ""
+    assert lines[0].startswith(f"{prog}: error: ") and message in lines[0]
+    assert "usage:" not in lines[0]
+
+
+def test_batch_module_usage_error_is_one_line(capsys):
+    from forecast.batch.cli import main as batch_main
+
+    with pytest.raises(SystemExit) as exit_info:
+        batch_main(["--model", "m"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("python -m forecast.batch: error: the following")
+
+
+def test_help_still_prints_the_usage_block(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", "--help"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: forecast fit [-h] --model MODEL")
+
+
+def test_backtest_end_beyond_the_data_warns_on_stderr(tmp_path, capsys):
+    index = pd.date_range("2023-01-01", "2023-03-25", freq="h", tz="UTC", inclusive="left")
+    path = tmp_path / "load.csv"
+    pd.DataFrame({"load": range(len(index))}, index=index).to_csv(path, index_label="time")
+    argv = ["backtest", "--model", "naive", "--data", str(path), "--protocol", "day-ahead"]
+    assert main([*argv, "--start", "2023-01-02", "--end", "2023-12-31"]) == 0
+    captured = capsys.readouterr()
+    assert "| load" in captured.out
+    assert captured.err.splitlines() == [
+        "forecast backtest: warning: test period end='2023-12-31' lies beyond the data's last "
+        "timestamp 2023-03-24 23:00:00+00:00: only the period up to 2023-03-24 23:00:00+00:00 "
+        "is scored"
+    ]
+    assert main([*argv, "--start", "2023-06-01"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("forecast backtest: error: test period start=")
+    assert "2023-03-24 23:00:00+00:00" in err[0]

@@ -9,6 +9,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import NoReturn
 
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.localtime import DAY_AHEAD
@@ -18,6 +19,26 @@ from forecast.frames.validation import NAN_POLICIES
 from forecast.persistence.manifest import ModelFormatError
 
 _API_HINT = "pass nan_policy='interpolate'"  # the estimators' advice, in Python terms
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr, exit code 2.
+
+    ``prog: error: message; run 'prog --help' for usage`` replaces argparse's usage block
+    plus error; ``--help`` is unchanged. Sub-commands added with ``add_subparsers`` inherit
+    the class, so ``forecast fit`` errors read ``forecast fit: error: ...``.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line on stderr and exit with status 2.
+
+        Parameters
+        ----------
+        message : str
+            argparse's description of the error.
+        """
+        text = " ".join(str(message).split())  # one line, whatever argparse wrapped
+        self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
 
 
 def add_batch_parser(subparsers) -> argparse.ArgumentParser:
@@ -248,7 +269,7 @@ def _cmd_partitions(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``python -m forecast.batch`` (the same options as ``forecast batch``)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m forecast.batch",
         description=_DESCRIPTION,
         epilog=_EPILOG.format(prog="python -m forecast.batch"),

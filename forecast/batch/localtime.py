@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
+from forecast.evaluation.schedule import local_day_starts
 from forecast.frames import validation as V
 
 DAY_AHEAD = "day-ahead"
@@ -59,7 +60,9 @@ def day_ahead_steps(last: pd.Timestamp, freq: Any) -> int:
     local day that begins at or after its first step: data ending at 23:00 give the next
     day's 24 hours (23 on the spring DST day, 25 in autumn); data ending at 11:00 give the
     rest of today and all of tomorrow (36, 35 or 37 hours). Timestamps label the start of
-    their interval; days are calendar days in the zone of ``last`` (naive: its own clock).
+    their interval; days are calendar days in the zone of ``last`` (naive: its own clock),
+    each starting at its first existing local time: where daylight saving time begins at
+    midnight (America/Santiago, America/Havana, Asia/Beirut) that day starts at 01:00.
 
     Parameters
     ----------
@@ -81,8 +84,8 @@ def day_ahead_steps(last: pd.Timestamp, freq: Any) -> int:
             f"frequency is {getattr(freq, 'freqstr', freq)}"
         ) from err
     first = last + step
-    start = first.normalize()
-    if start != first:
-        start = start + pd.DateOffset(days=1)
-    end = start + pd.DateOffset(days=1)  # a calendar day: 23, 24 or 25 hours long
+    wall = first.tz_localize(None) if first.tz is not None else first
+    days = pd.date_range(wall.normalize(), periods=3, freq="D")  # naive: no DST gap
+    starts = local_day_starts(days, first.tz)
+    end = starts[2] if starts[0] < first else starts[1]  # a calendar day: 23, 24 or 25 hours
     return int((end - last - pd.Timedelta(1)) // step)

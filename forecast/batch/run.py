@@ -107,7 +107,8 @@ def load_forecaster(
     # optional: only a model in an MLflow store needs mlflow, seconds to import
     from forecast.batch.tracking import load_from_store
 
-    return load_from_store(text, tracking_uri, quantiles, uri=_is_uri(text))
+    # downloaded and checked against our flavour; no code in the artifact runs
+    return load_from_store(text, tracking_uri, quantiles, uri=_is_uri(text), device=device)
 
 
 def _folder_predict(estimator: Any, levels) -> Any:

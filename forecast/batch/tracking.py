@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import mlflow.pyfunc
 import pandas as pd
 from mlflow.exceptions import MlflowException
 
@@ -20,16 +19,27 @@ from forecast.batch.files import BatchError, _first_line
 from forecast.frames.quantiles import parse_levels
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client
-from forecast.tracking._store import ensure_experiment, resolve_tracking_uri, sqlite_path, use_store
+from forecast.tracking._store import ensure_experiment, resolve_tracking_uri, sqlite_path
+from forecast.tracking.artifacts import load_artifact
 from forecast.tracking.fingerprint import dataset_input
 
 __all__ = ["load_from_store", "log_batch_run", "log_partitions_run"]
 
 
 def load_from_store(
-    model: str, tracking_uri: str | None, quantiles: str | None, *, uri: bool
+    model: str,
+    tracking_uri: str | None,
+    quantiles: str | None,
+    *,
+    uri: bool,
+    device: str | None = None,
 ) -> tuple[Any, Callable[[pd.DataFrame, int], pd.DataFrame]]:
     """Load an MLflow model (a URI, or a local folder with an ``MLmodel`` file).
+
+    The artifact is downloaded into a temporary folder, its ``MLmodel`` checked against
+    what our pyfunc flavour writes and its model folder read with the checked loader
+    (:func:`forecast.tracking.artifacts.load_artifact`): nothing in it is imported or
+    unpickled, and ``mlflow.pyfunc.load_model`` is never called.
 
     Parameters
     ----------
@@ -41,18 +51,23 @@ def load_from_store(
         ``"all"`` or levels such as ``"0.1,0.9"``: the forecasts get quantile columns.
     uri : bool
         Whether ``model`` is a URI (error messages then name the store).
+    device : str, optional
+        Device for torch modules (default: CUDA when present, else CPU).
 
     Returns
     -------
     estimator : BaseForecaster
         The fitted estimator inside the pyfunc model.
     predict : callable
-        ``predict(history, horizon) -> DataFrame``.
+        ``predict(history, horizon) -> DataFrame``, as the pyfunc model answers.
 
     Raises
     ------
     BatchError
-        The store or the model does not exist, or it is not a forecast pyfunc model.
+        The store or the model does not exist.
+    ArtifactError
+        The artifact is not what our flavour writes (the message names the ``MLmodel``
+        field); a :class:`ModelFormatError`.
     """
     db = sqlite_path(resolve_tracking_uri(tracking_uri))
     if model.startswith(("models:/", "runs:/")) and db is not None and not db.is_file():
@@ -61,17 +76,14 @@ def load_from_store(
             "set MLFLOW_TRACKING_URI)"
         )
     try:
-        with use_store(tracking_uri):
-            pyfunc = mlflow.pyfunc.load_model(model)
+        wrapper = load_artifact(model, tracking_uri, device=device)
     except (MlflowException, OSError) as err:
         where = f" in {resolve_tracking_uri(tracking_uri)}" if uri else ""
         raise BatchError(f"model {model} not found{where}: {_first_line(err)}") from err
-    wrapper = pyfunc.unwrap_python_model()
-    estimator = getattr(wrapper, "estimator", None)
-    if estimator is None:
-        raise BatchError(f"model {model} is not a forecast pyfunc model (no estimator inside)")
     params = {} if parse_levels(quantiles) is None else {"quantiles": quantiles}
-    return estimator, lambda h, n: pyfunc.predict(h, params={"horizon": int(n), **params})
+    return wrapper.estimator, lambda h, n: wrapper.predict(
+        None, h, params={"horizon": int(n), **params}
+    )
 
 
 def log_batch_run(

@@ -8,19 +8,28 @@ the origins into folds that share one fitted model, and :func:`train_bounds` giv
 fold's training window.
 
 Timestamps label the start of their interval, so the origin of a forecast issued at 12:00
-from hourly data is 11:00: the last step whose interval has ended by the issue time.
+from hourly data is 11:00: the last step whose interval has ended by the issue time. A local
+day starts at its first existing local time (:func:`local_day_starts`): midnight, or 01:00
+where daylight saving time begins at midnight (America/Santiago, America/Havana, Asia/Beirut).
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from forecast.frames import validation as V
 from forecast.frames.timezones import to_local
+
+
+class BeyondDataWarning(UserWarning):
+    """The test period asked for reaches past the data; only the covered part is scored."""
 
 
 @dataclass
@@ -45,7 +54,8 @@ def day_ahead_plan(
     For each local day D of ``[start, end]`` fully covered by ``index``, the forecast is
     issued at 12:00 local time on D-1; its origin is the last step whose interval has ended
     by then (11:00 for hourly data labelled by interval start), and it is scored on every
-    step of D in local time (23 or 25 hours on DST days).
+    step of D in local time (23 or 25 hours on DST days). D starts at its first existing
+    local time: midnight, or the end of the DST gap where the clocks jump at midnight.
 
     Parameters
     ----------
@@ -59,14 +69,15 @@ def day_ahead_plan(
     Returns
     -------
     DataFrame
-        One row per day: ``day`` (local midnight), ``issue``, ``origin``, ``first`` and
+        One row per day: ``day`` (the local day's start: midnight, or 01:00 where DST begins
+        at midnight), ``issue``, ``origin``, ``first`` and
         ``last`` (first and last scored timestamp, in the index's time zone) and
         ``n_steps`` (steps scored).
     """
     plan = _day_ahead_positions(index, fixed_step(V.infer_freq(index)), start, end, timezone)
     first = index[plan.first_pos]
-    days = to_local(first, timezone).normalize()
-    issue = _localize(days.tz_localize(None) - pd.Timedelta("12h"), days.tz)
+    days = to_local(first, timezone)  # complete days begin with their first step
+    issue = _localize(_wall(days).normalize() - pd.Timedelta("12h"), days.tz)
     return pd.DataFrame(
         {
             "day": days,
@@ -141,11 +152,8 @@ def _scheduled(index, freq, origins, lo, hi, lead, timezone, horizon) -> np.ndar
     step = fixed_step(freq)
     if isinstance(origins, str) and re.fullmatch(r"\d{1,2}:\d{2}", origins):
         local = to_local(index, timezone)
-        days = pd.date_range(
-            local[0].normalize().tz_localize(None),
-            local[hi].normalize().tz_localize(None),
-            freq="D",
-        )
+        wall = _wall(local[[0, hi]]).normalize()
+        days = pd.date_range(wall[0], wall[1], freq="D")
         issues = _localize(days + pd.Timedelta(f"{origins}:00"), local.tz).dropna()
         return _last_complete(index, step, issues)
     try:
@@ -164,9 +172,9 @@ def _day_ahead_positions(index, step: pd.Timedelta, start, end, timezone) -> Pla
         raise ValueError("start (the first day of the test period) is required for 'day-ahead'")
     lo, hi = _period(index, start, end, timezone)
     local = to_local(index[lo : hi + 1], timezone)
-    days = pd.DatetimeIndex(local.normalize().tz_localize(None).unique())
-    starts = _localize(days, local.tz)
-    ends = _localize(days + pd.Timedelta("1D"), local.tz)
+    days = pd.DatetimeIndex(_wall(local).normalize().unique())
+    starts = local_day_starts(days, local.tz)
+    ends = local_day_starts(days + pd.Timedelta("1D"), local.tz)
     issues = _localize(days - pd.Timedelta("12h"), local.tz)
     first = index.searchsorted(starts)
     last = index.searchsorted(ends) - 1
@@ -225,26 +233,100 @@ def train_bounds(index: pd.DatetimeIndex, first_pos: int, window: str, train_siz
 
 
 # ------------------------------------------------------------------------------- time
+def local_day_starts(days: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:
+    """Return the first existing local time of each calendar day in ``days``.
+
+    That is midnight, except where a daylight-saving change falls on midnight: when the
+    clocks jump from 00:00 to 01:00 (America/Santiago, America/Havana, Asia/Beirut in
+    spring) the day starts at 01:00 and has 23 hours; when they fall back from 01:00 to
+    00:00 (America/Havana in autumn) it starts at the first of the two midnights and has 25.
+
+    Parameters
+    ----------
+    days : DatetimeIndex
+        Naive local dates (midnight wall-clock times).
+    tz : tzinfo, str or None
+        Local zone; None keeps the naive dates.
+
+    Returns
+    -------
+    DatetimeIndex
+        The start of each day, in ``tz``.
+    """
+    if tz is None:
+        return days
+    first = np.ones(len(days), dtype=bool)  # an ambiguous midnight: its first occurrence
+    return days.tz_localize(tz, ambiguous=first, nonexistent="shift_forward")
+
+
+def _wall(local: pd.DatetimeIndex) -> pd.DatetimeIndex:
+    """Wall-clock times of a local index, naive (``normalize`` then never meets a DST gap)."""
+    return local.tz_localize(None) if local.tz is not None else local
+
+
 def _period(index, start, end, timezone) -> tuple[int, int]:
-    """Positions of the first and last timestamp of the test period [start, end]."""
+    """Positions of the first and last timestamp of the test period [start, end].
+
+    Bounds are compared with local wall-clock time (strings by pandas' partial-string
+    resolution, ``"2023-09-03"`` being the whole day), so a bound on a day that starts with
+    a DST gap needs no local midnight. Raises when the period holds no timestamp of the
+    data; warns (:class:`BeyondDataWarning`) when ``end`` reaches past the data's last step.
+    """
     local = to_local(index, timezone)
-    pos = pd.Series(np.arange(len(index)), index=local)
-    sel = pos.loc[_bound(start, local.tz) : _bound(end, local.tz)]
-    if sel.empty:
+    inside = np.ones(len(index), dtype=bool)
+    if start is not None:
+        inside &= _within(local, start, upper=False)
+    if end is not None:
+        inside &= _within(local, end, upper=True)
+    pos = np.flatnonzero(inside)
+    if len(pos) == 0:
+        if start is not None and not _within(local[-1:], start, upper=False).any():
+            raise ValueError(
+                f"test period start={start!r} holds no timestamp of the data: it lies beyond "
+                f"the data's last timestamp {index[-1]}, nothing to score"
+            )
         raise ValueError(
             f"test period start={start!r} end={end!r} holds no timestamp of the data "
             f"({index[0]} .. {index[-1]})"
         )
-    return int(sel.iloc[0]), int(sel.iloc[-1])
+    if end is not None and len(local) > 1:
+        after = local[-1:] + (local[-1] - local[-2])  # the end of the data's last interval
+        if _within(after, end, upper=True).any():
+            warnings.warn(
+                f"test period end={end!r} lies beyond the data's last timestamp {index[-1]}: "
+                f"only the period up to {index[pos[-1]]} is scored",
+                BeyondDataWarning,
+                stacklevel=_user_level(),
+            )
+    return int(pos[0]), int(pos[-1])
 
 
-def _bound(value, tz):
-    if value is None or isinstance(value, str):
-        return value
-    value = pd.Timestamp(value)
-    if tz is not None and value.tz is None:
-        return value.tz_localize(tz)
-    return value
+def _user_level() -> int:
+    """``stacklevel`` of the first caller outside the package, for warnings of ``_period``."""
+    package = str(Path(__file__).resolve().parents[1])
+    frame, level = sys._getframe(2), 2  # frame 1 is _period, which warns
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _within(local: pd.DatetimeIndex, bound, upper: bool) -> np.ndarray:
+    """Whether each stamp is at or after (``upper=False``) / at or before a period bound."""
+    lo, hi = _span(bound)
+    stamps = _wall(local) if lo.tz is None else local  # a naive bound is wall-clock time
+    return np.asarray(stamps <= hi if upper else stamps >= lo)
+
+
+def _span(bound) -> tuple[pd.Timestamp, pd.Timestamp]:
+    """First and last instant a bound stands for: ``"2023-09"`` is all of September."""
+    stamp = pd.Timestamp(bound)
+    if not isinstance(bound, str) or stamp.tz is not None:
+        return stamp, stamp
+    try:
+        period = pd.Period(bound)
+    except ValueError:
+        return stamp, stamp
+    return period.start_time, period.end_time
 
 
 def _localize(naive: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:

@@ -85,8 +85,13 @@ def conform(
 def apply_nan_policy(
     frame: pd.DataFrame, key: object, targets: list, covariates: list, policy: str
 ) -> pd.DataFrame:
-    """Raise on NaN/inf in targets and covariates, or interpolate them in time (``policy``)."""
+    """Raise on NaN/inf in targets and covariates, or interpolate them in time (``policy``).
+
+    Values beyond ``MAX_MAGNITUDE`` (1e150) are refused too: scaling them overflows to NaN.
+    """
     frame = V.check_finite(frame, targets, policy, key, "target")
+    V.check_magnitude(frame, targets, key, "target")
     if covariates:
         frame = V.check_finite(frame, covariates, policy, key, "covariate")
+        V.check_magnitude(frame, covariates, key, "covariate")
     return frame

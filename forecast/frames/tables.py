@@ -33,8 +33,10 @@ def read_csv_table(path: Path) -> pd.DataFrame:
     Parameters
     ----------
     path : Path
-        The file; pandas infers a compression from the suffix (``.gz``, ``.bz2``, ``.xz``
-        are diagnosed line by line, ``.zip``, ``.zst``, ``.tar`` only by pandas' message).
+        The file; gzip, bz2 and xz are recognised by their content (a gzip file named
+        ``.csv`` is read), else pandas infers a compression from the suffix (``.gz``,
+        ``.bz2``, ``.xz`` are diagnosed line by line, ``.zip``, ``.zst``, ``.tar`` only by
+        pandas' message).
 
     Returns
     -------
@@ -44,12 +46,14 @@ def read_csv_table(path: Path) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        If the file is empty, not UTF-8 text, not validly compressed, has an unterminated
-        quote or a row with more fields than the header; the message names the file and,
+        If the file is empty, not UTF-8 text, not validly compressed, a zip archive (by its
+        content, whatever its name), has an unterminated quote, a row with more fields than
+        the header or a column name twice in the header; the message names the file and,
         where known, the line (and column).
     """
+    compression = _sniff(path)
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(path, compression=compression)
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         if path.suffix.lower() in _OPAQUE:
             raise ValueError(f"{path}: not a readable CSV file ({_first_line(err)})") from None
@@ -66,6 +70,7 @@ def read_csv_table(path: Path) -> pd.DataFrame:
         known = path.suffix.lower() not in _OPAQUE
         problem = (known and _too_many_fields(path)) or "rows have more fields than the header"
         raise ValueError(f"{path}: {problem}")
+    _check_unique_header(path, frame)
     return frame
 
 
@@ -99,10 +104,57 @@ def _first_line(err: BaseException) -> str:
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _OPAQUE = (".zip", ".zst", ".tar", ".tgz")  # compressions pandas reads and we do not diagnose
+# the first bytes of compressed files: (magic, pandas compression, opener)
+_MAGIC = (
+    (b"\x1f\x8b", "gzip", gzip.open),
+    (b"BZh", "bz2", bz2.open),
+    (b"\xfd7zXZ\x00", "xz", lzma.open),
+)
+_ZIP = b"PK\x03\x04"
+
+
+def _magic(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(6)
+
+
+def _sniff(path: Path) -> str:
+    """Return the compression of ``path`` by its content ("infer": by its suffix)."""
+    head = _magic(path)
+    for magic, name, _ in _MAGIC:
+        if head.startswith(magic):
+            return name
+    if head.startswith(_ZIP) and path.suffix.lower() != ".zip":
+        raise ValueError(
+            f"{path}: a zip archive, not CSV text (its content starts with 'PK'): unzip it "
+            "and read the CSV file inside, or name the archive .zip"
+        )
+    return "infer"
 
 
 def _open_bytes(path: Path):
-    return _OPENERS.get(path.suffix.lower(), open)(path, "rb")
+    head = _magic(path)
+    opener = next((o for magic, _, o in _MAGIC if head.startswith(magic)), None)
+    return (opener or _OPENERS.get(path.suffix.lower(), open))(path, "rb")
+
+
+def _check_unique_header(path: Path, frame: pd.DataFrame) -> None:
+    """Raise if a column name occurs twice in the header (pandas renames the second ``x.1``)."""
+    renamed = [c for c in frame.columns if isinstance(c, str) and re.fullmatch(r".+\.\d+", c)]
+    if not any(c.rsplit(".", 1)[0] in frame.columns for c in renamed):
+        return
+    header: list[str] | None = None
+    if path.suffix.lower() not in _OPAQUE:
+        header = next((fields for _, fields in _rows(path) if fields), None)
+    names = header if header is not None else [str(c) for c in frame.columns]
+    seen: set[str] = set()
+    for position, name in enumerate(names, start=1):
+        if name in seen or (header is None and name.rsplit(".", 1)[0] in seen):
+            raise ValueError(
+                f"{path}: column {name if header else name.rsplit('.', 1)[0]!r} appears twice "
+                f"in the header (again as field {position}); every column needs a unique name"
+            )
+        seen.add(name)
 
 
 def _not_utf8(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Input checks for time-indexed frames.
+"""Input checks for time-indexed frames (longer than 400 lines: every input check, one place).
 
 Every check raises before any training starts and names what is wrong and where: the
 series, the column and the first offending timestamp. Checks never mutate the caller's
@@ -258,12 +258,46 @@ def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffs
     candidates = [_pandas_freq(index[i : i + 3]) for i in starts] + [common]
     if common == to_offset(pd.Timedelta("1D")):
         candidates.append(to_offset("B"))  # no run of three business days spans a weekend
+    check_grid_size(index, common, series_id)
     best, best_size = common, None
     for candidate in dict.fromkeys(c for c in candidates if c is not None):
+        if _grid_steps(index, candidate) > _max_grid(index):
+            continue  # a finer grid than the common step cannot hold fewer stamps
         grid = pd.date_range(index[0], index[-1], freq=candidate)
         if len(index.difference(grid)) == 0 and (best_size is None or len(grid) < best_size):
             best, best_size = candidate, len(grid)
     return best
+
+
+def _grid_steps(index: pd.DatetimeIndex, freq: pd.DateOffset) -> int:
+    """Count the ``freq`` grid's steps from the first to the last stamp (0: not a fixed step)."""
+    nanos = getattr(freq, "nanos", None) if isinstance(freq, pd.offsets.Tick) else None
+    if not nanos:
+        return 0  # calendar steps (months, business days) are at most a few per day
+    return int((index[-1] - index[0]) // pd.Timedelta(nanos, unit="ns")) + 1
+
+
+def _max_grid(index: pd.DatetimeIndex) -> int:
+    return max(100 * len(index), 10_000_000)
+
+
+def check_grid_size(index: pd.DatetimeIndex, freq: pd.DateOffset, series_id: object = None) -> None:
+    """Raise before a regular ``freq`` grid over ``index`` would be absurdly large.
+
+    Stamps a nanosecond apart next to stamps a month apart would ask for a grid of 10**15
+    steps (petabytes); the message names the widest step and the common one instead.
+    """
+    steps = _grid_steps(index, freq)
+    if steps <= _max_grid(index):
+        return
+    widest = int(np.argmax(np.diff(index.asi8))) + 1
+    raise ValueError(
+        f"{_where(series_id)}irregular timestamps: {index[widest - 1]} and {index[widest]} are "
+        f"{index[widest] - index[widest - 1]} apart, but the most common step is "
+        f"{freq.freqstr}; a regular {freq.freqstr} grid from {index[0]} to {index[-1]} would "
+        f"have {steps} steps for {len(index)} rows: check the timestamps (their unit, stray "
+        "stamps) or resample the data"
+    )
 
 
 def _pandas_freq(index: pd.DatetimeIndex) -> pd.DateOffset | None:
@@ -282,6 +316,7 @@ def check_regular(
     """Check that ``frame`` lies on a regular ``freq`` grid; insert NaN rows for gaps if asked."""
     where = _where(series_id)
     index = frame.index
+    check_grid_size(index, freq, series_id)
     grid = pd.date_range(index[0], index[-1], freq=freq, name=index.name)
     off_grid = index.difference(grid)
     if len(off_grid):
@@ -301,10 +336,21 @@ def check_regular(
 
 
 def check_numeric(frame: pd.DataFrame, columns: list, series_id: object = None) -> None:
-    """Raise a TypeError naming the first non-numeric column."""
+    """Raise a TypeError naming the first column that is not real numbers.
+
+    Accepted: integer and float dtypes (nullable ones included). Refused: bool, object,
+    strings, datetimes, categories and complex numbers (converting them to float would drop
+    the imaginary part silently).
+    """
     for column in columns:
         dtype = frame[column].dtype
-        if not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)):
+        if pd.api.types.is_complex_dtype(dtype):
+            raise TypeError(
+                f"{_where(series_id)}column {column!r} has complex dtype {dtype}; every target "
+                "and covariate column must hold real numbers (take .real or abs() first)"
+            )
+        real = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        if not real:
             raise TypeError(
                 f"{_where(series_id)}column {column!r} has non-numeric dtype {dtype}; "
                 "every target and covariate column must be numeric"
@@ -347,6 +393,27 @@ def check_finite(
         )
     out[columns] = filled
     return out
+
+
+MAX_MAGNITUDE = 1e150
+"""Largest absolute value accepted: squares of larger values overflow float64 (scaling, ridge)."""
+
+
+def check_magnitude(
+    frame: pd.DataFrame, columns: list, series_id: object = None, role: str = "target"
+) -> None:
+    """Raise a ValueError naming the first column with a value beyond ``MAX_MAGNITUDE``."""
+    values = np.abs(frame[columns].to_numpy(dtype=float))
+    huge = values > MAX_MAGNITUDE  # NaN compares False; inf is refused by check_finite
+    if not huge.any():
+        return
+    row, col = np.argwhere(huge)[0]
+    raise ValueError(
+        f"{_where(series_id)}{role} column {columns[col]!r} has a value of magnitude "
+        f"{values[row, col]:.3g} at {frame.index[row]}, beyond {MAX_MAGNITUDE:.0e}: its square "
+        "overflows float64 and the forecasts would be NaN; rescale the column (e.g. divide "
+        "by 1e150 or use its logarithm)"
+    )
 
 
 def check_columns(

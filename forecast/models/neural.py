@@ -374,7 +374,13 @@ class NeuralForecaster(BaseForecaster):
         point = point_level(levels) if levels else None
         x, future = context_windows(series, self.context_length, horizon)
         chunk = min(PREDICT_CHUNK, self.micro_batch_size or PREDICT_CHUNK)
-        return rollout(self.module_, x, future, horizon, self.head_horizon_, chunk, point=point)
+        out = rollout(self.module_, x, future, horizon, self.head_horizon_, chunk, point=point)
+        if not np.isfinite(out).all():  # diverged weights, or a recursive rollout that blew up
+            raise RuntimeError(
+                f"{type(self).__name__} forecasts NaN/inf: the network diverged; refit with a "
+                "lower learning_rate, gradient_clip set, or data of a sane scale"
+            )
+        return out
 
     # ------------------------------------------------------------ persistence
     def __getstate__(self) -> dict:

@@ -12,6 +12,8 @@ import argparse
 import contextlib
 import json
 import os
+import sys
+import warnings
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -20,6 +22,7 @@ import pandas as pd
 
 from forecast.batch.overlap import refuse_same_file
 from forecast.evaluation.backtest import backtest
+from forecast.evaluation.schedule import BeyondDataWarning
 from forecast.frames.io import read_frame, write_frame
 from forecast.persistence.format import _replaceable
 from forecast.specs.spec import build_estimator, run_spec
@@ -128,7 +131,16 @@ def backtest_command(args: argparse.Namespace) -> int:
         )
         if v
     }
-    result = backtest(estimator, frame, refit_every=args.refit_every, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BeyondDataWarning)
+        result = backtest(estimator, frame, refit_every=args.refit_every, **kwargs)
+    for warning in caught:  # the test period's warnings as one line each; others as usual
+        if issubclass(warning.category, BeyondDataWarning):
+            print(f"forecast backtest: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     print(result.metrics.to_markdown(floatfmt=".3f"))
     if args.output:
         write_frame(result.forecasts, args.output)

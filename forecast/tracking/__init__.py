@@ -7,11 +7,13 @@ store defaults to ``sqlite:///mlflow.db`` in the working folder (nothing to star
 
 Modules: ``callback`` (one fit), ``tracker`` (backtests, comparisons), ``pyfunc`` (the
 model flavour and registry), ``champion`` (register a comparison's best model),
-``fingerprint`` (content hash and dataset input), ``_store`` (URIs and experiments),
+``fingerprint`` (content hash and dataset input), ``artifacts`` (logged models loaded
+without running their code), ``_store`` (URIs and experiments),
 ``_runs`` (params, tags and metrics shared by all runs).
 """
 
 from forecast.tracking._store import DEFAULT_TRACKING_URI, resolve_tracking_uri, use_store
+from forecast.tracking.artifacts import ArtifactError, load_artifact
 from forecast.tracking.callback import MLflowCallback, track_fit
 from forecast.tracking.champion import Champion, register_champion
 from forecast.tracking.fingerprint import dataset_input, fingerprint
@@ -25,6 +27,7 @@ from forecast.tracking.pyfunc import (
 from forecast.tracking.tracker import MLflowTracker
 
 __all__ = [
+    "ArtifactError",
     "Champion",
     "DEFAULT_TRACKING_URI",
     "ForecastModel",
@@ -32,6 +35,7 @@ __all__ = [
     "MLflowTracker",
     "dataset_input",
     "fingerprint",
+    "load_artifact",
     "log_model",
     "register",
     "register_champion",

@@ -8,8 +8,21 @@ anything in it is parsed). :class:`ForecastModel` answers
 ``predict(history, params={"horizon": h})`` with the same frame as
 ``estimator.predict(horizon=h, history=history)``.
 
-MLflow itself trusts the ``MLmodel`` file (it imports the loader module it names and puts
-the model's ``code`` folder on ``sys.path``): load MLflow models only from stores you trust.
+What ``mlflow.pyfunc.load_model`` trusts: everything the ``MLmodel`` file says. It imports
+the ``loader_module`` it names (any module on the path), puts the ``code`` folders of the
+artifact on ``sys.path`` first (a planted ``holidays/__init__.py`` runs on the next
+``import holidays``), unpickles a cloudpickled ``python_model`` (code), and reads ``data``
+wherever it points. Call it only on artifacts you would trust to run code; the checked
+loader behind our ``_load_pyfunc`` then only reads the folder it is handed.
+
+Our own paths do not call it: ``forecast batch`` (one file or many partitions, the Ray Data
+actors included) and :func:`forecast.batch.run.load_forecaster` go through
+:func:`forecast.tracking.artifacts.load_artifact`, which downloads the artifact into a
+temporary folder, accepts its ``MLmodel`` only if it is exactly what :func:`log_model`
+writes (this module as ``loader_module``, no ``code``, no ``python_model`` or other
+flavour, ``data`` a relative path inside the artifact) and reads the model folder with
+:func:`forecast.persistence.load`. Anything else is refused with one line naming the
+field, before anything runs. :func:`forecast.load` takes saved folders only, no URIs.
 
 How a request frame becomes the history (timestamps as index or ``timestamp`` column, converted
 to the fitted time zone; future covariates on the rows after the history; the horizon of a

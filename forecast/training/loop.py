@@ -293,8 +293,59 @@ def train(
     bar.close()
     if best["state"] is not None:
         net.load_state_dict(best["state"])
+    if history:  # a resumed run that had nothing left to do keeps what it saved
+        check_final(net, train_data, val_data, config, best["state"] is not None)
     n_epochs = len(history.get("train_loss", []))
     return TrainResult(history=history, n_epochs=n_epochs, best_epoch=best["epoch"])
+
+
+_DIVERGED_FIX = "lower learning_rate, set gradient_clip (e.g. 1.0) or check the data's scale"
+
+
+@torch.no_grad()
+def check_final(
+    net: nn.Module,
+    train_data: object,
+    val_data: WindowDataset | None,
+    config: TrainConfig,
+    improved: bool,
+) -> None:
+    """Raise a RuntimeError if the weights training leaves diverged (NaN/inf, or forecasts).
+
+    Divergence in the last batch of an epoch hides behind a finite epoch loss. Checked: finite
+    parameters, a finite monitored loss in some epoch and, without validation windows, a finite
+    loss of the final weights on the first training batch (streams: parameters only).
+
+    Parameters
+    ----------
+    net : torch.nn.Module
+        The trained network, holding its final weights.
+    train_data, val_data : WindowDataset or StreamChunks, WindowDataset or None
+        Training samples and validation windows.
+    config : TrainConfig
+        The settings (loss, batch size).
+    improved : bool
+        Whether any epoch had a finite monitored loss (the best weights were kept).
+    """
+    bad = next((n for n, p in net.named_parameters() if not torch.isfinite(p).all()), None)
+    if bad is not None:
+        raise RuntimeError(f"training diverged: parameter {bad!r} holds NaN/inf; {_DIVERGED_FIX}")
+    what = "validation" if val_data is not None else "training"
+    if not improved:
+        raise RuntimeError(f"training diverged: no epoch had a finite {what} loss; {_DIVERGED_FIX}")
+    data = train_data  # with validation, the kept weights had a finite validation loss
+    if val_data is not None or not isinstance(data, WindowDataset) or len(data) == 0:
+        return
+    net.eval()
+    batch = next(iter(data.batches(min(config.slice_size, len(data)))))  # in order, no RNG
+    pred = net(batch.x, batch.future)[0]  # (B, h, C) or (B, h, C, Q)
+    loss_fn = training_loss(config.quantiles, config.loss, config.step_scale, config.lead_weight)
+    loss = float(loss_fn(pred, batch.y))
+    if not (math.isfinite(loss) and bool(torch.isfinite(pred).all())):
+        raise RuntimeError(
+            f"training diverged: the final weights give a {what} loss of {loss} (forecasts "
+            f"up to {float(pred.abs().max())}); {_DIVERGED_FIX}"
+        )
 
 
 def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int) -> dict:
@@ -318,10 +369,7 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
     if model is not net:  # the mean training loss over every process's batches
         loss = all_mean(loss)
     if not math.isfinite(loss):
-        raise RuntimeError(
-            f"training diverged: loss {loss} at epoch {epoch}; lower learning_rate or set "
-            "gradient_clip"
-        )
+        raise RuntimeError(f"training diverged: loss {loss} at epoch {epoch}; {_DIVERGED_FIX}")
     logs = {"train_loss": loss}
     if val_data is not None:
         # Loss over batches of 1024 windows (as ever), forward in training-sized slices:

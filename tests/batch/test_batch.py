@@ -579,3 +579,59 @@ def test_default_horizon_is_the_request_default_of_batch_and_pyfunc():
     assert requests.default_horizon(WithHorizon()) == 6
     WithHorizon.horizon = 0
     assert requests.default_horizon(WithHorizon()) == 24
+
+
+def _planted_artifact(setup, tmp_path):
+    """The champion's artifact, copied, with ``code: code`` and a package that marks its run."""
+    import mlflow
+    import yaml
+
+    from forecast.tracking import use_store
+
+    with use_store(setup["store"]):
+        root = Path(mlflow.artifacts.download_artifacts(MODEL, dst_path=str(tmp_path / "dl")))
+    marker = tmp_path / "marker"
+    (root / "code" / "holidays").mkdir(parents=True)
+    (root / "code" / "holidays" / "__init__.py").write_text(f"open({str(marker)!r}, 'w')\n")
+    spec = yaml.safe_load((root / "MLmodel").read_text())
+    spec["flavors"]["python_function"]["code"] = "code"
+    (root / "MLmodel").write_text(yaml.safe_dump(spec))
+    return root, marker
+
+
+def test_registered_model_never_goes_through_mlflow_pyfunc_load_model(setup, tmp_path, monkeypatch):
+    import mlflow.pyfunc
+
+    from forecast.batch.ray_data import PartitionForecaster
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("mlflow.pyfunc.load_model was called")
+
+    monkeypatch.setattr(mlflow.pyfunc, "load_model", refuse)
+    result = run_batch(
+        MODEL, setup["dir"] / "latest.csv", tmp_path / "a.csv", tracking_uri=setup["store"]
+    )
+    assert result.rows == 24
+    worker = PartitionForecaster(MODEL, setup["store"], None, str(tmp_path / "o"), {})
+    assert worker.estimator.get_params() == setup["est"].get_params()
+
+
+def test_planted_code_is_refused_on_single_and_partitioned_batches(setup, tmp_path, capsys):
+    from forecast.batch.ray_data import PartitionForecaster
+    from forecast.tracking import ArtifactError
+
+    root, marker = _planted_artifact(setup, tmp_path)
+    parts = tmp_path / "in"
+    parts.mkdir()
+    setup["latest"].to_csv(parts / "north.csv")
+    field = "MLmodel field 'flavors.python_function.code'"
+    capsys.readouterr()  # the download's progress bar
+    out = tmp_path / "out"
+    for source, output in [(setup["dir"] / "latest.csv", out / "a.csv"), (parts, out)]:
+        code, printed, err = run_cli(
+            ["--model", root, "--input", source, "--output", output, "--no-track"], capsys
+        )
+        assert code == 1 and printed == "" and err.count("\n") == 1 and field in err, err
+    with pytest.raises(ArtifactError, match=field):
+        PartitionForecaster(str(root), None, None, str(tmp_path / "o"), {})
+    assert not marker.exists() and not (tmp_path / "out").exists()

@@ -410,3 +410,30 @@ def test_train_reads_steps_and_validation_in_micro_batches():
         train(net, data, val, cfg, [], rng, "cpu")
     steps = [5, 5, 6] * 4 + [5, 5]  # batches 16, 16, 16, 16, 10 in even slices
     assert net.sizes == steps + [5, 6, 6, 5, 6, 6]  # then the validation batch of 34
+
+
+# ------------------------------------------------ divergence in the last batch of an epoch
+class DivergesOnStep(Scalar):
+    """Finite loss (sqrt(0) = 0), infinite gradient: the one step leaves NaN/inf weights."""
+
+    def __init__(self):
+        super().__init__(w=0.0)
+        self.z = nn.Parameter(torch.tensor(0.0))
+
+    def forward(self, x, future=None, state=None):
+        return (self.w + torch.sqrt(self.z)).expand(x.shape[0], self.horizon, 1), None
+
+
+@pytest.mark.parametrize("with_val", [False, True])
+def test_divergence_in_the_only_batch_is_an_error(with_val):
+    data = WindowDataset([constant(30, 1.0)], 4, 2)  # 25 windows: one batch of 64
+    val = WindowDataset([constant(30, 1.0)], 4, 2) if with_val else None
+    settings = config(max_epochs=1, batch_size=64, gradient_clip=None)
+    with pytest.raises(RuntimeError, match=r"training diverged: .*lower learning_rate.*scale"):
+        train(DivergesOnStep(), data, val, settings, [], np.random.default_rng(0), "cpu")
+
+
+def test_finite_training_passes_the_final_check():
+    data = WindowDataset([constant(30, 1.0)], 4, 2)
+    result = train(Scalar(), data, None, config(max_epochs=1), [], np.random.default_rng(0), "cpu")
+    assert result.n_epochs == 1

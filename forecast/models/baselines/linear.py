@@ -296,6 +296,11 @@ class LinearLagForecaster(BaseForecaster):
                     coef = np.zeros((n_channels, n_phases, fitted, beta.shape[1]))
                     intercept = np.zeros((n_channels, n_phases, fitted))
                 coef[c, :, j - 1], intercept[c, :, j - 1] = beta, b0
+        if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+            raise ValueError(
+                "LinearLagForecaster: the ridge fit overflowed (non-finite coefficients); the "
+                f"values of {self.columns_} are too large or too spread for float64: rescale them"
+            )
         self.lags_, self.seasonal_lags_ = lags, seasonal
         self.horizon_, self.n_phases_ = int(fitted), int(n_phases)
         self.coef_, self.intercept_ = coef, intercept
