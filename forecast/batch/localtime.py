@@ -13,8 +13,8 @@ from typing import Any
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
-from forecast.evaluation.schedule import local_day_starts
 from forecast.frames import validation as V
+from forecast.frames.timezones import local_day_starts
 
 DAY_AHEAD = "day-ahead"
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.frames import validation as V
-from forecast.frames.timezones import to_local
+from forecast.frames.timezones import local_day_starts, to_local
 
 
 class BeyondDataWarning(UserWarning):
@@ -233,32 +233,6 @@ def train_bounds(index: pd.DatetimeIndex, first_pos: int, window: str, train_siz
 
 
 # ------------------------------------------------------------------------------- time
-def local_day_starts(days: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:
-    """Return the first existing local time of each calendar day in ``days``.
-
-    That is midnight, except where a daylight-saving change falls on midnight: when the
-    clocks jump from 00:00 to 01:00 (America/Santiago, America/Havana, Asia/Beirut in
-    spring) the day starts at 01:00 and has 23 hours; when they fall back from 01:00 to
-    00:00 (America/Havana in autumn) it starts at the first of the two midnights and has 25.
-
-    Parameters
-    ----------
-    days : DatetimeIndex
-        Naive local dates (midnight wall-clock times).
-    tz : tzinfo, str or None
-        Local zone; None keeps the naive dates.
-
-    Returns
-    -------
-    DatetimeIndex
-        The start of each day, in ``tz``.
-    """
-    if tz is None:
-        return days
-    first = np.ones(len(days), dtype=bool)  # an ambiguous midnight: its first occurrence
-    return days.tz_localize(tz, ambiguous=first, nonexistent="shift_forward")
-
-
 def _wall(local: pd.DatetimeIndex) -> pd.DatetimeIndex:
     """Wall-clock times of a local index, naive (``normalize`` then never meets a DST gap)."""
     return local.tz_localize(None) if local.tz is not None else local

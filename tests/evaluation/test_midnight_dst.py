@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from forecast.evaluation.backtest import backtest, day_ahead_plan
-from forecast.evaluation.schedule import BeyondDataWarning, local_day_starts
+from forecast.evaluation.schedule import BeyondDataWarning
+from forecast.frames.timezones import local_day_starts
 from forecast.models.baselines import Naive
 
 
