@@ -292,6 +292,10 @@ def _rebuild(cls: type, files, path: Path, manifest: dict, device: str):
     estimator = construct(cls, params, nested, path / PARAMS)
     arrays = read_npz(files[ARRAYS], path / ARRAYS)
     fitted = _read_tree(files, FITTED, path, arrays)
+    if arrays.unused():
+        raise ModelFormatError(
+            f"{path / ARRAYS}: members {arrays.unused()[:5]} belong to no fitted attribute"
+        )
     modules = set(manifest.get("modules") or [])
     for name, value in fitted.items():
         if not _ATTRIBUTE.fullmatch(name) or name in params or name in modules:
