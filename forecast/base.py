@@ -40,16 +40,17 @@ from sklearn.utils.validation import check_is_fitted
 
 from forecast.frames import validation as V
 from forecast.frames.causal_fill import CausalFill
-from forecast.frames.cleaning import apply_nan_policy, conform, in_zone, target_columns
+from forecast.frames.cleaning import (
+    apply_nan_policy,
+    check_local_clock,
+    conform,
+    in_zone,
+    target_columns,
+)
 from forecast.frames.covariates import calendar_block
 from forecast.frames.options import FrameOptions
 from forecast.frames.origins import origin_arrays, origin_position, origins_per_series
-from forecast.frames.output import (
-    forecast_frames,
-    origin_frame,
-    output_columns,
-    points_and_levels,
-)
+from forecast.frames.output import forecast_frames, origin_frame, output_columns, points_and_levels
 from forecast.frames.quantiles import select_levels
 from forecast.frames.scaling import Scaling
 from forecast.frames.series import SeriesArrays, SeriesEncoder
@@ -184,7 +185,8 @@ class BaseForecaster(BaseEstimator):
             fut = {k: next(iter(fut.values())) for k in frames}
         pred = self._predict_values(self._to_arrays(frames, horizon, fut), horizon, levels)
         columns = output_columns(self.columns_, levels)
-        out = forecast_frames(frames, pred, horizon, self.freq_, columns, self.index_name_)
+        zone = None if self.tz_ else FrameOptions.of(self).timezone  # a naive model's clock
+        out = forecast_frames(frames, pred, horizon, self.freq_, columns, self.index_name_, zone)
         return V.join_series(out, kind)
 
     def _predict_origins_frames(
@@ -335,6 +337,7 @@ class BaseForecaster(BaseEstimator):
         """``(frame, freq)``: ``frame`` conformed to a regular grid, NaN policy applied."""
         fill_gaps = bool(FrameOptions.of(self).fill_gaps)
         frame, freq = conform(frame, key, targets, covariates, freq, what, fill_gaps)
+        check_local_clock(frame.index, FrameOptions.of(self).timezone, key, what)
         return self._fill(frame, key, targets, covariates), freq
 
     def _scaling(self) -> Scaling:

@@ -10,12 +10,25 @@ from __future__ import annotations
 import pandas as pd
 
 from forecast.frames import validation as V
+from forecast.frames.timezones import check_wall_clock
 
 
 def in_zone(frame: pd.DataFrame, zone: str | None, key: object, what: str) -> pd.DataFrame:
     """Return ``frame`` with its index in the fitted time zone ``zone`` (new frame if converted)."""
     index = V.align_tz(frame.index, zone, key, what)
     return frame if index is frame.index else frame.set_axis(index)
+
+
+def check_local_clock(index: pd.Index, zone: str | None, key: object, what: str) -> None:
+    """Refuse naive ``index`` stamps that are not one instant in the model's local ``zone``.
+
+    A model fitted on naive timestamps with a ``timezone`` reads them as local times there
+    (:func:`forecast.frames.timezones.localize_naive`'s rule); this names the first one that
+    the zone skips or repeats, in the data and in the steps of a forecast alike. Aware
+    indexes and models without a zone pass.
+    """
+    if zone and isinstance(index, pd.DatetimeIndex) and index.tz is None:
+        check_wall_clock(index, str(zone), f"{V._where(key)}{what}")
 
 
 def target_columns(frame: pd.DataFrame, covariates: list) -> list:

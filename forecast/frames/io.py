@@ -4,7 +4,9 @@ Timestamps with UTC offsets keep them: a file in one offset (``...+01:00`` throu
 read in that fixed offset, a tz-aware Parquet column in its zone. Local time across a
 daylight-saving change has *two* offsets (``+02:00`` then ``+01:00``); such a file is read in
 the zone passed as ``timezone`` (the instants are exact; the zone only sets the wall clock),
-else in UTC, or it is refused with :class:`MixedOffsetsError` when asked to.
+else in UTC, or it is refused with :class:`MixedOffsetsError` when asked to. Naive stamps read
+with a ``timezone`` are local times there (the one rule of
+:func:`forecast.frames.timezones.localize_naive`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from forecast.frames.tables import read_csv_table, read_parquet_table
-from forecast.frames.timezones import check_timezone
+from forecast.frames.timezones import check_timezone, localize_naive
 
 TIME_CANDIDATES = ("timestamp", "time", "datetime", "date", "timestamp_utc", "utc_timestamp")
 MIXED_OFFSETS = ("utc", "raise")
@@ -73,8 +75,9 @@ def read_frame(
         Parquet file's own DatetimeIndex.
     timezone : str, optional
         Zone to read the timestamps in, such as ``"Europe/Berlin"``: stamps with UTC
-        offsets (one or several) and tz-aware columns are converted to it. Timestamps
-        without an offset then raise a ValueError, as their instant is unknown.
+        offsets (one or several) and tz-aware columns are converted to it; timestamps
+        without an offset are read as local times there, and one that does not exist
+        there or occurs twice (at a daylight-saving change) raises a ValueError naming it.
     mixed_offsets : {"utc", "raise"}, default="utc"
         Without ``timezone``, stamps with several UTC offsets are read in UTC (``"utc"``)
         or refused with :class:`MixedOffsetsError` (``"raise"``).
@@ -186,13 +189,7 @@ def _mixed_offsets(values: pd.Series, offsets: pd.Series, where: str) -> MixedOf
 def _in_zone(stamps: pd.DatetimeIndex, timezone: str | None, where: str) -> pd.DatetimeIndex:
     if timezone is None:
         return stamps
-    if stamps.tz is None:
-        raise ValueError(
-            f"{where} has timestamps without a UTC offset (such as {str(stamps[0])!r}), so "
-            f"they cannot be read in {timezone}: write them with offsets "
-            "(2023-03-26T03:00+02:00 or 2023-03-26T01:00Z)"
-        )
-    return stamps.tz_convert(timezone)
+    return localize_naive(stamps, timezone, where)  # naive stamps are local times there
 
 
 def _unparsable(values: pd.Series) -> str:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.frames import validation as V
+from forecast.frames.cleaning import check_local_clock
 from forecast.frames.quantiles import point_level, quantile_column
 
 
@@ -46,11 +47,17 @@ def forecast_frames(
     freq: pd.DateOffset,
     columns: list,
     index_name: object = None,
+    local_zone: str | None = None,
 ) -> dict:
-    """One frame per series: ``pred[i]`` indexed by the ``horizon`` steps after series ``i``."""
+    """One frame per series: ``pred[i]`` indexed by the ``horizon`` steps after series ``i``.
+
+    ``local_zone``: the zone a naive index is the local clock of; a forecast step that clock
+    skips or repeats raises (:func:`forecast.frames.cleaning.check_local_clock`).
+    """
     out = {}
     for i, (key, frame) in enumerate(frames.items()):
         index = V.future_index(frame.index[-1], freq, horizon, index_name)
+        check_local_clock(index, local_zone, key, "forecast")
         out[key] = pd.DataFrame(pred[i], index=index, columns=columns)
     return out
 

@@ -1,12 +1,15 @@
 """Pyfunc inputs: a request frame turned into the history (and future covariates) of a model.
 
-A request reaches :class:`forecast.tracking.pyfunc.ForecastModel` as one frame. Its timestamps
-come as the index (naive or aware) or as a ``timestamp`` column (MLflow's ``datetime`` type holds
-naive values only, read as UTC when the model was fitted on aware data); :func:`to_history`
-converts them to the model's time zone. A model with future covariates reads them from the rows
-after the history, whose targets are left empty (:func:`split_future`). A request that names no
-horizon gets :func:`default_horizon`. The MLflow pyfunc model and ``forecast batch`` read requests
-the same way, through this module.
+A request reaches :class:`forecast.tracking.pyfunc.ForecastModel` (or ``forecast serve``) as one
+frame. Its timestamps come as the index or as a ``timestamp`` column of datetimes or ISO-8601
+strings; :func:`to_history` converts them to the model's time zone by the one rule of
+:func:`forecast.frames.timezones.localize_naive`: stamps with a UTC offset (or aware ones) are
+exact instants; naive ones are local times in the model's zone, and a local time that does not
+exist there or occurs twice is refused, named (send offsets, as ``forecast batch`` writes them).
+A model with future covariates reads them from the rows after the history, whose targets are
+left empty (:func:`split_future`). A request that names no horizon gets :func:`default_horizon`.
+The MLflow pyfunc model, ``forecast serve`` and ``forecast batch`` read requests the same way,
+through this module.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import Any
 import pandas as pd
 
 from forecast.frames import validation as V
+from forecast.frames.io import parse_timestamps
+from forecast.frames.timezones import localize_naive
 
 TIMESTAMP_COLUMN = "timestamp"
 DEFAULT_HORIZON = 24
@@ -46,9 +51,7 @@ def _to_model_tz(stamps: pd.DatetimeIndex, tz: str | None, where: str) -> pd.Dat
                 "timestamps: pass naive timestamps in the training data's clock"
             )
         return stamps
-    if stamps.tz is None:
-        stamps = stamps.tz_localize("UTC")  # naive timestamps are UTC (MLflow's convention)
-    return stamps.tz_convert(tz)
+    return localize_naive(stamps, tz, where)  # naive: local times in the model's zone
 
 
 def _fitted_unit(estimator: Any) -> str:
@@ -82,17 +85,12 @@ def to_history(data: pd.DataFrame, estimator: Any) -> pd.DataFrame:
     name = getattr(estimator, "index_name_", None)
     if TIMESTAMP_COLUMN in data.columns:
         raw = data[TIMESTAMP_COLUMN]
+        where = f"the {TIMESTAMP_COLUMN!r} column's timestamps"
         if pd.api.types.is_datetime64_any_dtype(raw.dtype):
             stamps = pd.DatetimeIndex(raw)
-        else:
-            try:
-                stamps = pd.DatetimeIndex(pd.to_datetime(raw, format="ISO8601", utc=tz is not None))
-            except (ValueError, TypeError) as err:
-                raise ValueError(
-                    f"column {TIMESTAMP_COLUMN!r} holds a value that is not an ISO-8601 "
-                    f"timestamp ({err})"
-                ) from err
-        stamps = _to_model_tz(stamps, tz, f"the {TIMESTAMP_COLUMN!r} column's timestamps")
+        else:  # ISO-8601 strings, with UTC offsets (exact) or without (local times)
+            stamps = parse_timestamps(raw.reset_index(drop=True), where=where)
+        stamps = _to_model_tz(stamps, tz, where)
         stamps = stamps.as_unit(_fitted_unit(estimator))  # MLflow casts datetime columns to ns
         frame = data.drop(columns=TIMESTAMP_COLUMN)
         frame.index = stamps.rename(name)

@@ -57,3 +57,77 @@ def local_day_starts(days: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:
         return days
     first = np.ones(len(days), dtype=bool)  # an ambiguous midnight: its first occurrence
     return days.tz_localize(tz, ambiguous=first, nonexistent="shift_forward")
+
+
+def localize_naive(stamps: pd.DatetimeIndex, zone: str, where: str) -> pd.DatetimeIndex:
+    """Read naive ``stamps`` as local times in ``zone``: the one rule for naive timestamps.
+
+    Every path that meets naive timestamps for a model or file with a time zone (history
+    given to ``predict``, origins, pyfunc and service requests, files read with a zone)
+    reads them as wall-clock times in that zone. A local time that does not exist there
+    (skipped when the clocks go forward) or exists twice (when they go back) cannot be
+    placed in time from its naive form, so it is refused, named, rather than guessed.
+
+    Parameters
+    ----------
+    stamps : DatetimeIndex
+        Naive timestamps (aware ones are returned converted to ``zone``).
+    zone : str
+        IANA zone such as ``"Europe/Berlin"``.
+    where : str
+        What the stamps are, for messages (``"history"``, ``"in.csv: column 'time'"``).
+
+    Returns
+    -------
+    DatetimeIndex
+        The same wall-clock times, aware, in ``zone``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first nonexistent or ambiguous local time.
+
+    Examples
+    --------
+    >>> idx = pd.DatetimeIndex(["2023-03-26 01:00", "2023-03-26 03:00"])
+    >>> localize_naive(idx, "Europe/Berlin", "history").strftime("%H:%M%z").tolist()
+    ['01:00+0100', '03:00+0200']
+    """
+    if stamps.tz is not None:
+        return stamps.tz_convert(zone)
+    check_wall_clock(stamps, zone, where)
+    return stamps.tz_localize(zone, ambiguous="raise", nonexistent="raise")
+
+
+def check_wall_clock(stamps: pd.DatetimeIndex, zone: str, where: str) -> None:
+    """Raise a ValueError naming the first of naive ``stamps`` that is not one instant in ``zone``.
+
+    Parameters
+    ----------
+    stamps : DatetimeIndex
+        Naive local (wall-clock) times.
+    zone : str
+        The zone they are local times of.
+    where : str
+        What the stamps are, for the message.
+    """
+    if stamps.tz is not None or len(stamps) == 0:
+        return
+    gone = stamps.tz_localize(zone, ambiguous="NaT", nonexistent="NaT").isna() & stamps.notna()
+    if not gone.any():
+        return
+    stamp = stamps[int(gone.argmax())]
+    try:
+        pd.DatetimeIndex([stamp]).tz_localize(zone, ambiguous="raise", nonexistent="NaT")
+        twice = False
+    except Exception:  # pandas/pytz raise their own ambiguous-time error types
+        twice = True
+    what = (
+        "occurs twice there (the clocks go back)"
+        if twice
+        else "does not exist there (the clocks skip it)"
+    )
+    raise ValueError(
+        f"{where}: the naive timestamp {stamp} is read as local time in {zone} and {what}; "
+        "give timestamps with UTC offsets (e.g. 2023-10-29T02:00+01:00) or aware ones"
+    )

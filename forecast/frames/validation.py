@@ -21,6 +21,7 @@ from forecast.frames.timeindex import (  # noqa: F401 (checks of the index, publ
     future_index,
     infer_freq,
 )
+from forecast.frames.timezones import localize_naive
 
 ID_COLUMN = "id"
 TIME_COLUMN = "time"
@@ -174,22 +175,22 @@ def align_tz(
 ) -> pd.DatetimeIndex:
     """Return ``index`` in the time zone ``zone`` of the fitted data.
 
-    Naive against aware (either way) raises, since a naive clock cannot be placed in time;
-    aware timestamps in another zone are converted to ``zone`` (the same instants).
+    Naive timestamps given to a model fitted in a zone are local times there
+    (:func:`forecast.frames.timezones.localize_naive`: nonexistent and repeated local times
+    are refused, named); aware timestamps in another zone are converted to ``zone`` (the
+    same instants); aware timestamps given to a model fitted on naive ones raise, since the
+    model has no zone to read them in.
     """
     if not isinstance(index, pd.DatetimeIndex):
         return index  # check_index names the non-datetime index
     have = _zone(index)
-    if (have is None) != (zone is None):
-        fix = (
-            f"pass aware timestamps, e.g. frame.tz_localize({zone!r})"
-            if zone
-            else "pass naive timestamps in the clock of the training data, e.g. "
-            "frame.tz_localize(None)"
-        )
+    if have is None and zone is not None:
+        return localize_naive(index, zone, f"{_where(series_id)}{what}")
+    if have is not None and zone is None:
         raise ValueError(
             f"{_where(series_id)}{what} has {_zone_text(have)} but the model was fitted on "
-            f"{_zone_text(zone)}: {fix}"
+            f"{_zone_text(zone)}: pass naive timestamps in the clock of the training data, "
+            "e.g. frame.tz_localize(None)"
         )
     return index if have == zone else index.tz_convert(zone)
 

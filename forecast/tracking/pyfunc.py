@@ -43,7 +43,7 @@ import safetensors
 import sklearn
 import torch
 from mlflow.models import Model, ModelSignature
-from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
+from mlflow.types.schema import AnyType, ColSpec, ParamSchema, ParamSpec, Schema
 
 from forecast.frames import validation as V
 from forecast.frames.quantiles import parse_levels, quantile_column
@@ -135,7 +135,9 @@ def model_signature(estimator: Any, horizon: int | None = None):
     """
     past = list(getattr(estimator, "past_covariates_", []))
     past += list(getattr(estimator, "future_covariates_", None) or [])
-    inputs = [ColSpec("datetime", TIMESTAMP_COLUMN, required=False)]
+    # any type: naive datetimes, aware ones, ISO-8601 strings with UTC offsets (to_history reads
+    # each; MLflow's datetime type would refuse offsets with HTTP 400 before our rule applies)
+    inputs = [ColSpec(AnyType(), TIMESTAMP_COLUMN, required=False)]
     if getattr(estimator, "input_kind_", "frame") != "frame":
         inputs.append(ColSpec("string", V.ID_COLUMN))
     inputs += [ColSpec("double", str(c)) for c in list(estimator.columns_) + past]
@@ -154,7 +156,11 @@ def model_signature(estimator: Any, horizon: int | None = None):
 def input_example(
     estimator: Any, history: Any = None, horizon: int | None = None
 ) -> pd.DataFrame | None:
-    """Return a history the model can forecast from, with a naive-UTC ``timestamp`` column.
+    """Return a history the model can forecast from, with a ``timestamp`` column.
+
+    The timestamps are ISO-8601 strings with the UTC offset in the model's zone (as
+    ``forecast batch`` writes them; exact across daylight-saving changes), naive strings for
+    a model fitted on naive timestamps.
 
     The last ``max(min history, 3)`` rows of ``history`` (a single-series frame, e.g. the
     training data) or else of the rows the estimator kept; None when fewer rows exist
@@ -180,9 +186,7 @@ def input_example(
     flat = to_flat_frame(tails[None] if estimator.input_kind_ == "frame" else tails)
     time_col = V.TIME_COLUMN if V.ID_COLUMN in flat.columns else flat.columns[0]
     stamps = pd.DatetimeIndex(flat.pop(time_col))
-    if stamps.tz is not None:
-        stamps = stamps.tz_convert("UTC").tz_localize(None)
-    flat.insert(0, TIMESTAMP_COLUMN, stamps)
+    flat.insert(0, TIMESTAMP_COLUMN, [stamp.isoformat() for stamp in stamps])
     if V.ID_COLUMN in flat.columns:
         flat[V.ID_COLUMN] = flat[V.ID_COLUMN].astype(str)
     return flat

@@ -578,22 +578,28 @@ def tz_aware_history_for_naive_fit(tmp_path):
     return predict(naive(), history=series(tz="UTC"))
 
 
-@case(
-    ValueError,
-    r"history has naive timestamps but the model was fitted on timestamps in time "
-    r"zone UTC: pass aware timestamps, e.g. frame.tz_localize\('UTC'\)",
-)
-def tz_naive_history_for_utc_fit(tmp_path):
-    return predict(naive("UTC"), history=series())
+def berlin_clock(start: str, n: int = 48) -> pd.DataFrame:
+    """Hourly naive wall-clock stamps from ``start`` (a local time in Europe/Berlin)."""
+    index = pd.date_range(start, periods=n, freq="h")
+    return pd.DataFrame({"load": np.arange(n, dtype=float)}, index=index)
 
 
 @case(
     ValueError,
-    "series 'b': history has naive timestamps but the model was fitted on "
-    "timestamps in time zone Europe/Berlin",
+    r"history: the naive timestamp 2023-03-26 02:00:00 is read as local time in "
+    r"Europe/Berlin and does not exist there",
 )
-def tz_naive_history_in_dict_for_berlin_fit(tmp_path):
-    history = {"b": series(tz="Europe/Berlin").tz_localize(None)}
+def tz_naive_history_skipped_hour_for_berlin_fit(tmp_path):
+    return predict(naive("Europe/Berlin"), history=berlin_clock("2023-03-25 00:00"))
+
+
+@case(
+    ValueError,
+    r"series 'b': history: the naive timestamp 2023-10-29 02:00:00 is read as local time in "
+    r"Europe/Berlin and occurs twice there",
+)
+def tz_naive_history_in_dict_repeated_hour_for_berlin_fit(tmp_path):
+    history = {"b": berlin_clock("2023-10-28 00:00")}
     return predict(naive("Europe/Berlin"), history=history)
 
 
@@ -606,12 +612,14 @@ def tz_aware_origins_data_for_naive_fit(tmp_path):
 
 @case(
     ValueError,
-    "origins has naive timestamps but the model was fitted on timestamps in time zone UTC",
+    "origins: the naive timestamp 2023-03-26 02:00:00 is read as local time in Europe/Berlin "
+    "and does not exist there",
 )
-def tz_naive_origins_for_utc_fit(tmp_path):
-    data = series(tz="UTC")
-    origins = [pd.Timestamp("2023-01-01 10:00")]
-    return Call(lambda: naive("UTC").predict_origins(data, origins, 2), (data,))
+def tz_naive_origin_in_skipped_hour_for_berlin_fit(tmp_path):
+    data = berlin_clock("2023-03-25 00:00").tz_localize("Europe/Berlin", nonexistent="NaT")
+    data = data[data.index.notna()]
+    origins = [pd.Timestamp("2023-03-26 02:00")]
+    return Call(lambda: naive("Europe/Berlin").predict_origins(data, origins, 2), (data,))
 
 
 @case(ValueError, "future has timestamps in time zone UTC but the model was fitted on naive")

@@ -29,8 +29,15 @@ def test_missing_or_bad_future_values_say_what_is_missing():
     gap = pd.DataFrame({"temp": [1.0, np.nan, 3.0]}, index=STEPS)
     with pytest.raises(ValueError, match="never interpolated"):
         known_future(gap, STEPS, None, ["temp"], "Europe/Berlin")
-    with pytest.raises(ValueError, match="future has naive timestamps"):
-        known_future(gap.tz_localize(None), STEPS, None, ["temp"], "Europe/Berlin")
+    with pytest.raises(ValueError, match="future has timestamps in time zone Europe/Berlin but"):
+        known_future(gap, STEPS.tz_localize(None), None, ["temp"], None)
+
+
+def test_naive_future_stamps_are_local_times_in_the_model_zone():
+    future = pd.DataFrame({"temp": [1.0, 2.0, 3.0]}, index=STEPS)
+    local = future.tz_convert("Europe/Berlin").tz_localize(None)  # the same wall-clock times
+    out = known_future(local, STEPS, None, ["temp"], "Europe/Berlin")
+    assert out.index.equals(STEPS) and list(out["temp"]) == [1.0, 2.0, 3.0]
 
 
 def test_calendar_block_is_the_calendar_features_as_floats():

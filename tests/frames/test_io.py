@@ -129,8 +129,16 @@ def test_parquet_tz_aware_index_and_column_are_converted(tmp_path):
 def test_zone_errors_name_the_problem(tmp_path):
     naive = tmp_path / "naive.csv"
     make_series(3, name="timestamp").to_csv(naive)
-    with pytest.raises(ValueError, match=r"naive.csv: column 'timestamp' has timestamps without"):
-        read_frame(naive, timezone=BERLIN)
+    local = read_frame(naive, timezone=BERLIN)  # naive stamps are local times in the zone
+    assert local.index.equals(make_series(3).index.tz_localize(BERLIN).rename("timestamp"))
+    skipped = tmp_path / "skipped.csv"
+    skipped.write_text("timestamp,load\n2023-03-26 01:00,1\n2023-03-26 02:00,2\n")
+    with pytest.raises(
+        ValueError,
+        match=r"skipped.csv: column 'timestamp': the naive timestamp 2023-03-26 02:00:00 is "
+        r"read as local time in Europe/Berlin and does not exist there",
+    ):
+        read_frame(skipped, timezone=BERLIN)
     assert read_frame(naive).index.tz is None  # without a zone naive stays naive
     with pytest.raises(ValueError, match="unknown time zone 'Mars/Olympus'"):
         read_frame(naive, timezone="Mars/Olympus")

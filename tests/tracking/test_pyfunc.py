@@ -68,7 +68,8 @@ def test_horizon_param_default_and_signature(store, data, logged):
     (param,) = model.metadata.get_params_schema().params
     assert param.to_dict() == {"name": "horizon", "type": "long", "default": 24, "shape": None}
     inputs = model.metadata.get_input_schema().to_dict()
-    assert inputs[0] == {"type": "datetime", "name": "timestamp", "required": False}
+    # any type: datetimes, or ISO-8601 strings with UTC offsets (exact across DST changes)
+    assert inputs[0] == {"type": "any", "name": "timestamp", "required": False}
     assert inputs[1] == {"type": "double", "name": "load", "required": True}
     with pytest.raises(mlflow.exceptions.MlflowException):
         model.predict(data, params={"horizon": "a day"})
@@ -77,11 +78,20 @@ def test_horizon_param_default_and_signature(store, data, logged):
 def test_timestamp_column_round_trip_and_input_example(store, data, logged, tmp_path):
     est, cb, _ = logged
     model = load(cb.model_info.model_uri, store)
-    # the form of JSON requests: naive UTC timestamps in a column, no DatetimeIndex
+    expected = est.predict(horizon=6, history=data)
+    # the form of JSON requests: ISO-8601 strings with UTC offsets in a column
     flat = data.reset_index()
-    flat["timestamp"] = flat.pop("time").dt.tz_convert("UTC").dt.tz_localize(None)
-    got = model.predict(flat, params={"horizon": 6})
-    pd.testing.assert_frame_equal(got, est.predict(horizon=6, history=data))
+    flat["timestamp"] = [t.isoformat() for t in flat.pop("time")]
+    assert flat["timestamp"].iloc[0] == "2023-03-20T00:00:00+01:00"
+    pd.testing.assert_frame_equal(model.predict(flat, params={"horizon": 6}), expected)
+    # naive stamps are local times in the model's zone (here across the spring change)
+    local = data.reset_index()
+    local["timestamp"] = local.pop("time").dt.tz_localize(None)
+    pd.testing.assert_frame_equal(model.predict(local, params={"horizon": 6}), expected)
+    utc = data.reset_index()  # naive UTC is not the model's clock: read as local, refused
+    utc["timestamp"] = utc.pop("time").dt.tz_convert("UTC").dt.tz_localize(None)
+    with pytest.raises(ValueError, match="2023-03-26 02:00:00 is read as local time in Europe"):
+        model.predict(utc, params={"horizon": 6})
     with use_store(store):
         folder = mlflow.artifacts.download_artifacts(
             cb.model_info.model_uri, dst_path=str(tmp_path)
@@ -89,6 +99,8 @@ def test_timestamp_column_round_trip_and_input_example(store, data, logged, tmp_
     example = json.loads(open(os.path.join(folder, "input_example.json")).read())
     assert example["params"] == {"horizon": 24}
     assert example["inputs"]["columns"] == ["timestamp", "load"]
+    stamps = [row[0] for row in example["inputs"]["data"]]
+    assert stamps[-1] == data.index[-1].isoformat()  # with its UTC offset
     assert len(example["inputs"]["data"]) == est._min_history()
     assert os.path.isdir(os.path.join(folder, "data", "estimator"))
 
@@ -104,7 +116,7 @@ def test_to_history_accepts_index_column_and_strings(data):
     with pytest.raises(ValueError, match="no timestamps.*RangeIndex"):
         to_history(tail.reset_index(drop=True), est)
     bad = strings.assign(timestamp=["yesterday"] + list(strings["timestamp"][1:]))
-    with pytest.raises(ValueError, match="not an ISO-8601 timestamp"):
+    with pytest.raises(ValueError, match="has a value that is not a timestamp: 'yesterday'"):
         to_history(bad, est)
 
 
@@ -171,7 +183,7 @@ def test_future_covariates_come_from_the_rows_after_the_history(store):
     assert got.index[0] == df.index[-24]
     # the same through the timestamp column of a JSON-like request
     flat = frame.reset_index().rename(columns={"time": "timestamp"})
-    flat["timestamp"] = flat["timestamp"].dt.tz_convert("UTC").dt.tz_localize(None)
+    flat["timestamp"] = [t.isoformat() for t in flat["timestamp"]]
     pd.testing.assert_frame_equal(model.predict(flat, params={"horizon": 24}), expected)
     # the logged input example has the forecast steps' rows with empty targets
     example = input_example(est, df.iloc[:-24], horizon=24)
@@ -196,7 +208,7 @@ def test_input_example_comes_from_the_fit_data_when_the_model_keeps_one_row(stor
     assert input_example(est) is None  # one kept row cannot be forecast from
     example = input_example(est, df)
     assert len(example) == 3
-    assert list(example["timestamp"]) == list(df.index[-3:].tz_localize(None))
+    assert list(example["timestamp"]) == [t.isoformat() for t in df.index[-3:]]
     cb = track_fit(Naive(), df, experiment="pyfunc", tracking_uri=store, log_model=True)
     model = load(cb.model_info.model_uri, store)
     assert model.metadata.saved_input_example_info["type"] == "dataframe"
