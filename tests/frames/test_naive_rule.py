@@ -105,3 +105,26 @@ def test_localize_naive_is_exact_or_names_the_stamp(start, n, zone):
         return
     assert local.tz_localize(None).equals(stamps)  # the same wall-clock times
     assert str(local.tz) == zone
+
+
+def test_batch_reads_a_naive_file_alike_from_a_folder_and_from_mlflow(tmp_path, new_store):
+    from forecast.batch.run import run_batch  # batch imports MLflow: only this test needs it
+    from forecast.tracking import track_fit  # idem
+
+    store = new_store("naive-rule")
+    data = local_series("2023-03-20", 24 * 8)
+    model = SeasonalNaive(season="1D")
+    cb = track_fit(model, data, experiment="naive", tracking_uri=store, log_model=True)
+    model.save(tmp_path / "folder")
+    path = tmp_path / "local.csv"  # local wall-clock times without offsets, across the change
+    data.tz_localize(None).to_csv(path)
+    before = path.read_bytes()
+    paths = {}
+    for name, uri in [("folder", tmp_path / "folder"), ("mlflow", f"runs:/{cb.run_id}/model")]:
+        out = tmp_path / f"{name}.csv"
+        run_batch(uri, path, out, 24, tracking_uri=store, track=False)
+        paths[name] = out.read_text()
+    assert paths["folder"] == paths["mlflow"]
+    assert path.read_bytes() == before
+    expected = model.predict(horizon=24, history=data)
+    assert paths["folder"].splitlines()[1].startswith(expected.index[0].isoformat())
