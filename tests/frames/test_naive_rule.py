@@ -80,7 +80,7 @@ def test_a_naive_model_with_a_zone_never_forecasts_a_skipped_hour():
     model.predict(horizon=25)  # up to 2023-03-26 01:00: every step exists
     with pytest.raises(ValueError, match=r"forecast: the naive timestamp 2023-03-26 02:00:00"):
         model.predict(horizon=26)
-    unzoned = LinearLagForecaster(lags=24, seasonal_lags=()).fit(naive)  # no zone: a plain naive clock
+    unzoned = LinearLagForecaster(lags=24, seasonal_lags=()).fit(naive)  # no zone: naive clock
     assert len(unzoned.predict(horizon=26)) == 26
 
 
