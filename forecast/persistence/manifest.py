@@ -125,9 +125,20 @@ def read_manifest(path: Path, expected: str | None = None, stacklevel: int = 6) 
         If the manifest is a link, too large, not strict JSON or not a manifest of ours.
     """
     where = path / MANIFEST
+    mlflow_hint = (
+        ": for a model logged to MLflow use forecast.tracking.load_artifact, which checks "
+        "its MLmodel file and loads the folder inside without running any of its code"
+    )
+    text = os.fspath(path)
+    if "://" in text or text.startswith(("models:/", "runs:/")):
+        raise FileNotFoundError(f"{text} is a model URI, not a saved model folder{mlflow_hint}")
     if not path.is_dir():
         raise FileNotFoundError(f"{path} is not a saved model folder: no such folder")
     if not os.path.lexists(where):
+        if os.path.lexists(path / "MLmodel"):
+            raise FileNotFoundError(
+                f"{path} is an MLflow model, not a saved model folder{mlflow_hint}"
+            )
         raise FileNotFoundError(f"{path} is not a saved model folder: {MANIFEST} is missing")
     st = lstat_entry(where)
     if st.st_size > _MAX_MANIFEST_BYTES:

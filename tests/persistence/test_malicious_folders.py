@@ -371,3 +371,22 @@ def test_mutated_folders_load_correctly_or_raise_model_format_error(
     assert forecasts.shape[0] == model.horizon
     for tensor in model.module_.state_dict().values():
         assert torch.isfinite(tensor).all()
+
+
+# ------------------------------------------------------------ MLflow artifacts
+def test_forecast_load_points_uris_and_mlflow_folders_to_the_checked_loader(tmp_path):
+    for uri in ("models:/power-load-de@champion", "runs:/0123/model"):
+        with pytest.raises(FileNotFoundError, match="is a model URI.*tracking.load_artifact"):
+            forecast.load(uri)
+    artifact = tmp_path / "artifact"  # an MLflow model whose MLmodel adds code to run
+    (artifact / "code" / "holidays").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    planted = f"open({str(marker)!r}, 'w').write('ran')\n"
+    (artifact / "code" / "holidays" / "__init__.py").write_text(planted)
+    (artifact / "MLmodel").write_text(
+        "flavors:\n  python_function:\n    loader_module: forecast.tracking.pyfunc\n"
+        "    code: code\n    data: data/estimator\n"
+    )
+    with pytest.raises(FileNotFoundError, match="is an MLflow model.*without running any"):
+        forecast.load(artifact)
+    assert not marker.exists()
