@@ -15,6 +15,11 @@ import torch
 from torch import nn
 
 from forecast.base import SeriesArrays
+from forecast.frames.context import (  # noqa: F401 (context_windows: imported from here)
+    context_windows,
+    roll_out,
+    step_inputs,
+)
 from forecast.training.windows import (
     SeriesTriple,
     StreamChunks,
@@ -26,16 +31,6 @@ from forecast.training.windows import (
 # Windows per forward pass at prediction time: the activations of a pass grow with it
 # (Hopfield, hidden 64, context 168: ~45 MB per tensor for 1,024 windows).
 PREDICT_CHUNK = 256
-
-
-def step_inputs(s: SeriesArrays, start: int, stop: int) -> np.ndarray:
-    """Return the encoder inputs of steps ``start:stop`` of one series, ``(stop - start, I)``."""
-    blocks = [s.y[start:stop]]
-    if s.past is not None:
-        blocks.append(s.past[start:stop])
-    if s.future is not None:
-        blocks.append(s.future[start:stop])
-    return np.concatenate(blocks, axis=1) if len(blocks) > 1 else blocks[0]
 
 
 def series_triple(s: SeriesArrays) -> SeriesTriple:
@@ -121,30 +116,6 @@ def data_fingerprint(series: Sequence[SeriesArrays]) -> str:
     return digest.hexdigest()[:16]
 
 
-def context_windows(
-    series: Sequence[SeriesArrays], context: int, horizon: int
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Cut the last ``context`` input steps of each series and its horizon's covariates.
-
-    Returns
-    -------
-    x : ndarray of shape (N, L, I), float32
-    future : ndarray of shape (N, horizon, F), float32, or None
-    """
-    x = np.stack([step_inputs(s, len(s.y) - context, len(s.y)) for s in series]).astype(np.float32)
-    if series[0].future is None:
-        return x, None
-    future = np.stack([s.future_steps(horizon) for s in series])
-    return x, future.astype(np.float32)
-
-
-def _pad_steps(f: torch.Tensor, steps: int) -> torch.Tensor:
-    # (N, h', F) -> (N, steps, F), repeating the last step; heads read step j for output j only.
-    if f.shape[1] >= steps:
-        return f[:, :steps]
-    return torch.cat([f, f[:, -1:].expand(-1, steps - f.shape[1], -1)], dim=1)
-
-
 @torch.no_grad()
 def rollout(
     net: nn.Module,
@@ -157,11 +128,11 @@ def rollout(
 ) -> np.ndarray:
     """Forecast ``horizon`` steps in blocks of ``head_horizon``, feeding forecasts back.
 
-    ``x`` holds windows whose inputs are ``[targets, future]`` per step (no past
-    covariates: they are unknown after the data), except when one block suffices. A
-    quantile network (outputs ``(B, h, C, Q)``) is rolled out on its level ``point`` (the
-    median): that is what is fed back, and every level of the later blocks is conditioned
-    on it.
+    The roll-out of :func:`forecast.frames.context.roll_out` (one definition, shared with
+    the ONNX runtime) through ``net``, ``chunk`` windows per pass. ``x`` holds windows whose
+    inputs are ``[targets, future]`` per step (no past covariates: they are unknown after
+    the data), except when one block suffices. A quantile network (outputs
+    ``(B, h, C, Q)``) is rolled out on its level ``point`` (the median).
 
     Returns
     -------
@@ -169,22 +140,11 @@ def rollout(
     """
     net.eval()
     device = next(net.parameters()).device
-    context = x.shape[1]
-    out = []
-    for part in even_slices(len(x), chunk):
-        xb = torch.from_numpy(x[part]).to(device)  # (B, L, I)
-        fb = None if future is None else torch.from_numpy(future[part]).to(device)
-        blocks, done = [], 0
-        while done < horizon:
-            f = None if fb is None else _pad_steps(fb[:, done:], head_horizon)  # (B, h_head, F)
-            pred, _ = net(xb, f)  # (B, h_head, C) or (B, h_head, C, Q)
-            take = min(head_horizon, horizon - done)
-            blocks.append(pred[:, :take])
-            done += take
-            if done < horizon:
-                fed = pred[:, :take] if pred.dim() == 3 else pred[:, :take, :, point]
-                if fb is not None:
-                    fed = torch.cat([fed, fb[:, done - take : done]], dim=-1)  # (B, take, I)
-                xb = torch.cat([xb, fed], dim=1)[:, -context:]
-        out.append(torch.cat(blocks, dim=1).cpu())
-    return torch.cat(out).double().numpy()
+
+    def forward(xb: np.ndarray, fb: np.ndarray | None) -> np.ndarray:
+        f = None if fb is None else torch.from_numpy(fb).to(device)
+        pred, _ = net(torch.from_numpy(xb).to(device), f)  # (B, h_head, C) or (B, h_head, C, Q)
+        return pred.cpu().numpy()
+
+    parts = even_slices(len(x), chunk)
+    return roll_out(forward, x, future, horizon, head_horizon, parts, point=point)

@@ -38,6 +38,7 @@ from forecast.models.auto import (  # noqa: F401 (the constants were public here
 from forecast.models.declare import declare_params
 from forecast.models.legacy import fill_0_1_0
 from forecast.models.neural_params import NEURAL_PARAMS
+from forecast.models.onnx_export import OnnxExportMixin
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
@@ -59,7 +60,7 @@ _RESUMABLE = (
 
 
 @declare_params(*NEURAL_PARAMS)
-class NeuralForecaster(BaseForecaster):
+class NeuralForecaster(OnnxExportMixin, BaseForecaster):
     """Base of the neural forecasters: an encoder over context windows and a direct head.
 
     Every ``"auto"`` parameter is resolved once in ``fit``

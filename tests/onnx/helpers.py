@@ -1,0 +1,34 @@
+"""Shared pieces of the ONNX tests: tiny fits, export and the comparison."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tests.conftest import TINY_NEURAL
+
+TINY = dict(TINY_NEURAL, max_epochs=1)
+LEVELS = (0.1, 0.5, 0.9)
+ATOL = 1e-5
+
+
+def assert_same_forecast(want, got) -> None:
+    """Same container, index, columns; values within ATOL (data units)."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and list(want) == list(got)
+        for key in want:
+            assert_same_forecast(want[key], got[key])
+        return
+    assert isinstance(got, pd.DataFrame)
+    assert list(got.columns) == list(want.columns)
+    if isinstance(want.index, pd.DatetimeIndex):
+        assert got.index.equals(want.index), (got.index, want.index)
+        assert got.index.freq == want.index.freq
+    else:
+        pd.testing.assert_frame_equal(
+            got.select_dtypes(exclude="number"), want.select_dtypes(exclude="number")
+        )
+    a = want.select_dtypes("number").to_numpy()
+    b = got.select_dtypes("number").to_numpy()
+    assert np.isfinite(b).all()
+    np.testing.assert_allclose(b, a, rtol=0, atol=ATOL)
