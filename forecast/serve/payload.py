@@ -1,0 +1,221 @@
+"""A ``POST /forecast`` body (parsed JSON) turned into the arguments of ``estimator.predict``.
+
+The body is an object::
+
+    {"history": [{"timestamp": "2023-03-25T00:00:00+01:00", "load": 51234.0}, ...],
+     "horizon": 24, "quantiles": "0.1,0.9", "future": [...]}
+
+``history`` is a list of rows (objects) or an object of equally long columns (lists), with a
+``timestamp`` field, one field per fitted target and past covariate (and ``id`` for several
+series). Timestamps are ISO 8601 strings, read by :func:`forecast.frames.io.parse_timestamps`
+and put into the model's zone by :func:`forecast.frames.requests.to_history`, the rule the
+MLflow pyfunc model and ``forecast batch`` follow. ``horizon`` is a whole number of steps or
+``"day-ahead"`` (up to the end of the next whole local day: 23, 24 or 25 hours); without it the
+model's default (:func:`forecast.frames.requests.default_horizon`). ``quantiles``: ``"all"``,
+levels as text or a list, or ``true``. ``future``: rows of the forecast steps with the future
+covariates, for a model that reads some (they may instead follow the history's rows with empty
+targets, as in a pyfunc request).
+
+A body that is not of this shape raises :class:`PayloadError` (a ``ValueError``) with one
+line naming the field; what the model refuses is raised later, by ``predict``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps
+from forecast.frames import validation as V
+from forecast.frames.io import parse_timestamps
+from forecast.frames.quantiles import parse_levels
+from forecast.frames.requests import TIMESTAMP_COLUMN, default_horizon, split_future, to_history
+
+FIELDS = ("history", "horizon", "quantiles", "future")
+
+
+class PayloadError(ValueError):
+    """The request body is not a forecast request; the message names the field."""
+
+
+@dataclass
+class ForecastRequest:
+    """What one request asks of the model: the arguments of ``estimator.predict``.
+
+    Attributes
+    ----------
+    history : DataFrame
+        Observed rows, in the model's zone (a long frame with ``id`` for several series).
+    horizon : int
+        Steps to forecast.
+    quantiles : bool, tuple of float or None
+        As ``predict(quantiles=...)`` takes them.
+    future : DataFrame or None
+        Future covariates (None for a model without them).
+    """
+
+    history: pd.DataFrame
+    horizon: int
+    quantiles: bool | tuple[float, ...] | None
+    future: pd.DataFrame | None
+
+
+def parse_request(body: Any, estimator: Any) -> ForecastRequest:
+    """Check a parsed JSON body and turn it into a :class:`ForecastRequest`.
+
+    Parameters
+    ----------
+    body : object
+        The parsed JSON (see the module docstring for its shape).
+    estimator : BaseForecaster
+        The served, fitted estimator (its zone, columns and covariates are used).
+
+    Returns
+    -------
+    ForecastRequest
+
+    Raises
+    ------
+    PayloadError
+        The body is not an object, lacks ``history``, has an unknown field, a row without a
+        timestamp, a value that is not a number, or a bad ``horizon`` / ``quantiles``.
+    """
+    if not isinstance(body, dict):
+        raise PayloadError(
+            f"the request body must be a JSON object with {', '.join(FIELDS)}, got "
+            f"{_json_type(body)}"
+        )
+    unknown = [key for key in body if key not in FIELDS]
+    if unknown:
+        raise PayloadError(
+            f"unknown field {unknown[0]!r} in the request; expected {', '.join(FIELDS)}"
+        )
+    if "history" not in body:
+        raise PayloadError("the request has no 'history' field (the rows to forecast from)")
+    frame = rows_frame(body["history"], "history")
+    if body.get("future") is not None:
+        if not getattr(estimator, "future_covariates_", None):
+            raise PayloadError(
+                "field 'future': the model reads no future covariates; leave the field out"
+            )
+        frame = pd.concat([frame, rows_frame(body["future"], "future")], ignore_index=True)
+    history, future = split_future(to_history(frame, estimator), estimator)
+    try:
+        quantiles = parse_levels(body.get("quantiles"))
+    except (TypeError, ValueError) as err:
+        raise PayloadError(f"field 'quantiles': {err}") from None
+    horizon = _horizon(body.get("horizon"), history, estimator)
+    return ForecastRequest(history, horizon, quantiles, future)
+
+
+def rows_frame(rows: Any, field: str) -> pd.DataFrame:
+    """Return the rows of ``field`` (a list of objects or an object of lists) as a frame.
+
+    The ``timestamp`` field is parsed (offsets kept, naive stamps left naive), ``id`` is
+    kept as text, every other field must hold numbers or null (NaN).
+
+    Parameters
+    ----------
+    rows : list of dict or dict of list
+        The field's JSON value.
+    field : str
+        Its name, for messages.
+
+    Returns
+    -------
+    DataFrame
+        A ``timestamp`` column of datetimes and the other fields, on a RangeIndex.
+    """
+    if isinstance(rows, list):
+        bad = next((i for i, row in enumerate(rows) if not isinstance(row, dict)), None)
+        if bad is not None:
+            raise PayloadError(
+                f"field {field!r}: row {bad} is {_json_type(rows[bad])}, expected an object "
+                f'such as {{"{TIMESTAMP_COLUMN}": "2023-03-01T00:00:00+01:00", "load": 1.0}}'
+            )
+        frame = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+    elif isinstance(rows, dict):
+        lengths = {k: len(v) if isinstance(v, list) else None for k, v in rows.items()}
+        if any(n is None for n in lengths.values()) or len(set(lengths.values())) > 1:
+            raise PayloadError(
+                f"field {field!r}: as an object it must map each field to a list, all of one "
+                f"length; got lengths {lengths}"
+            )
+        frame = pd.DataFrame(rows)
+    else:
+        raise PayloadError(
+            f"field {field!r} must be a list of rows (objects), got {_json_type(rows)}"
+        )
+    if frame.empty:
+        raise PayloadError(f"field {field!r} has no rows")
+    if TIMESTAMP_COLUMN not in frame.columns:
+        raise PayloadError(f"field {field!r}: the rows have no {TIMESTAMP_COLUMN!r} field")
+    raw = frame[TIMESTAMP_COLUMN]
+    missing = raw.isna().to_numpy()
+    if missing.any():
+        raise PayloadError(
+            f"field {field!r}: row {int(missing.argmax())} has no {TIMESTAMP_COLUMN!r} value"
+        )
+    if not all(isinstance(v, str) for v in raw):
+        row = next(i for i, v in enumerate(raw) if not isinstance(v, str))
+        raise PayloadError(
+            f"field {field!r}: {TIMESTAMP_COLUMN!r} at row {row} is {_json_type(raw.iloc[row])}, "
+            "expected an ISO-8601 string such as '2023-03-26T03:00:00+02:00'"
+        )
+    where = f"field {field!r}: {TIMESTAMP_COLUMN!r}"
+    try:
+        stamps = parse_timestamps(raw.astype(str), where=where)
+    except ValueError as err:  # not ISO 8601, or offsets on some stamps only: malformed
+        raise PayloadError(str(err)) from None
+    out = {TIMESTAMP_COLUMN: pd.Series(stamps, index=frame.index)}
+    for column in frame.columns:
+        if column == TIMESTAMP_COLUMN:
+            continue
+        if column == V.ID_COLUMN:
+            out[column] = frame[column].astype(str)
+            continue
+        out[column] = _numbers(frame[column], f"field {field!r}: column {column!r}")
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _numbers(values: pd.Series, where: str) -> pd.Series:
+    """Return ``values`` as float64; null is NaN; anything but a number is refused."""
+    bad = [i for i, v in enumerate(values) if not (v is None or _is_number(v))]
+    if bad:
+        raise PayloadError(
+            f"{where} holds a value that is not a number at row {bad[0]}: {values.iloc[bad[0]]!r}"
+        )
+    return values.astype("float64")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _horizon(value: Any, history: pd.DataFrame, estimator: Any) -> int:
+    """Return the steps a request asks for (see the module docstring)."""
+    if value is None:
+        return default_horizon(estimator)
+    if value == DAY_AHEAD:
+        if V.TIME_COLUMN in history.columns:
+            last = pd.Timestamp(history[V.TIME_COLUMN].max())
+        else:
+            last = history.index[-1]
+        return day_ahead_steps(last, estimator.freq_)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise PayloadError(
+            f"field 'horizon' must be a whole number >= 1 or {DAY_AHEAD!r}, got {value!r}"
+        )
+    return value
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    for kind, name in names.items():
+        if isinstance(value, kind):
+            return name
+    return "a number" if _is_number(value) else type(value).__name__
