@@ -32,10 +32,12 @@ bytes and never leaves a partial file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
 
+from forecast.batch.files import BatchError
 from forecast.batch.partition_files import forecast_partitions
 from forecast.batch.run import BatchResult, load_forecaster
 from forecast.parallel.engine import cluster_cpus, ray_session
@@ -124,7 +126,7 @@ def forecast_on_ray_data(
             fn_constructor_args=(model, tracking_uri, device, output, options),
             batch_size=files_per_call(len(rows), blocks),
             batch_format="numpy",
-            concurrency=n,
+            compute=ray.data.ActorPoolStrategy(size=n),
             num_cpus=1,
         )
         done = sorted(forecasts.take_all(), key=lambda row: int(row["position"]))
@@ -166,5 +168,9 @@ def run_on_ray(model, inputs, output, options, tracking_uri, device, address, nu
         uri = "sqlite:///" + str(Path(uri.removeprefix("sqlite:///")).resolve())
     if "://" not in model and ":/" not in model:
         model = os.fspath(Path(model).resolve())
-    with ray_session(address, num_cpus) as ray:
+    with contextlib.ExitStack() as stack:
+        try:
+            ray = stack.enter_context(ray_session(address, num_cpus))
+        except ConnectionError as err:  # no cluster, or it refused us: nothing was written
+            raise BatchError(str(err)) from err
         return forecast_on_ray_data(ray, model, inputs, output, options, uri, device)

@@ -13,7 +13,9 @@
 ``engine="sequential"`` paths run without Ray; importing this package never imports Ray.
 Every ``engine="ray"`` call uses the Ray the caller initialised, else connects to
 ``address`` (or ``RAY_ADDRESS``), else starts a local Ray with ``num_cpus`` and shuts it
-down when done.
+down when done. A cluster with Ray's token authentication needs ``RAY_AUTH_MODE=token``
+and its token on this side; a refused connection fails at once, in one line carrying Ray's
+hint (:mod:`forecast.parallel.cluster`, ``docs/ray.md``).
 """
 
 from __future__ import annotations

@@ -6,28 +6,54 @@ Ray is an optional extra (``pip install "forecast[ray]"``); nothing outside
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from forecast.parallel.cluster import connect
 
 ENGINES = ("sequential", "ray")
 _INSTALL_HINT = 'pip install "forecast[ray]"'
 
 
 def check_engine(engine: str) -> str:
-    """Return ``engine`` if it is ``"sequential"`` or ``"ray"``; raise a ValueError otherwise."""
+    """Return ``engine`` if it is ``"sequential"`` or ``"ray"`` and can run.
+
+    Raises
+    ------
+    ValueError
+        Another engine name.
+    ImportError
+        ``"ray"`` without Ray installed (checked without importing it), so a caller that
+        checks first creates nothing before failing.
+    """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "ray":
+        check_ray_installed()
     return engine
 
 
-def require_ray() -> Any:
+def check_ray_installed(feature: str = "engine='ray'") -> None:
+    """Raise an ImportError saying how to install Ray if it is missing (Ray is not imported).
+
+    Parameters
+    ----------
+    feature : str
+        What needs Ray, for the message (``"forecast tune"``).
+    """
+    if importlib.util.find_spec("ray") is None:
+        raise ImportError(f"{feature} needs Ray, which is not installed: {_INSTALL_HINT}")
+
+
+def require_ray(feature: str = "engine='ray'") -> Any:
     """Import and return ``ray``, or raise an ImportError saying how to install it."""
     try:
         import ray  # optional: the extra forecast[ray]
     except ImportError as err:
-        message = f"engine='ray' needs Ray, which is not installed: {_INSTALL_HINT}"
+        message = f"{feature} needs Ray, which is not installed: {_INSTALL_HINT}"
         raise ImportError(message) from err
     return ray
 
@@ -50,13 +76,16 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
 
     A Ray that is already initialised (``ray.init()`` by the caller) is used as it is and
     left running. Otherwise ``address`` (or ``RAY_ADDRESS``) names a cluster to connect
-    to, and without one a local Ray with ``num_cpus`` CPUs (default: all) is started; the
-    session this function opened is shut down on exit.
+    to (see :func:`forecast.parallel.cluster.connect`: a cluster with token
+    authentication needs ``RAY_AUTH_MODE=token`` and its token here), and without one a
+    local Ray with ``num_cpus`` CPUs (default: all) is started; the session this function
+    opened is shut down on exit.
 
     Parameters
     ----------
     address : str, optional
-        Cluster address such as ``"ray://head:10001"`` or ``"auto"``.
+        Cluster address: ``"host:port"`` of a head started with ``ray start --head``,
+        ``"ray://head:10001"`` (Ray Client) or ``"auto"``.
     num_cpus : int, optional
         CPUs of a local Ray.
 
@@ -64,6 +93,12 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     ------
     module
         The ``ray`` module.
+
+    Raises
+    ------
+    ConnectionError
+        The cluster at ``address`` cannot be reached or refused this client (one line,
+        with Ray's reason and hint).
     """
     check_resources(address, num_cpus)
     ray = require_ray()
@@ -72,7 +107,7 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
         return
     address = address or os.environ.get("RAY_ADDRESS") or None
     if address is not None:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        connect(ray, address)
     else:
         ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
     try:

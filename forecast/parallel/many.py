@@ -16,7 +16,13 @@ import pandas as pd
 from sklearn.base import clone
 
 from forecast.frames import validation as V
-from forecast.parallel.engine import check_engine, chunks, cluster_cpus, ray_session
+from forecast.parallel.engine import (
+    check_engine,
+    check_resources,
+    chunks,
+    cluster_cpus,
+    ray_session,
+)
 
 __all__ = ["fit_many"]
 
@@ -70,6 +76,7 @@ def fit_many(
     >>> models = fit_many(SeasonalNaive(season="1D"), {"a": df_a, "b": df_b})  # doctest: +SKIP
     >>> models["a"].predict(horizon=24)  # doctest: +SKIP
     """
+    check_resources(address, num_cpus)  # before the engine: a bad value is named without Ray
     check_engine(engine)
     if isinstance(tasks_per_cpu, bool) or not isinstance(tasks_per_cpu, int) or tasks_per_cpu < 1:
         raise ValueError(f"tasks_per_cpu must be a positive int, got {tasks_per_cpu!r}")

@@ -5,7 +5,9 @@ A sweep reads an experiment spec with a ``[tune]`` table (see
 table plus the sampled configuration and backtests it on the *validation* period (the
 spec's ``[backtest]`` settings with the validation start and end, on data cut at the
 validation end, so the test period is never seen). Neural models report their validation
-loss after every epoch through a training callback, and ASHA stops the weak trials early.
+loss after every epoch through a training callback, and ASHA stops the weak trials early
+(see :mod:`forecast.tuning.trials` for what is reported and when ASHA's decisions are
+reproducible: ``max_concurrent = 1``).
 
 Tracking: one MLflow parent run per sweep, one child run per trial (parameters,
 per-epoch ``train_loss``/``val_loss``, final backtest metrics; status FAILED for a trial
@@ -15,9 +17,10 @@ before the test period and logged as a pyfunc model of the parent run.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import os
+import sys
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -26,12 +29,12 @@ from typing import Any
 import pandas as pd
 
 from forecast.evaluation.backtest import backtest
-from forecast.parallel.engine import ray_session
+from forecast.parallel.engine import check_ray_installed, ray_session
 from forecast.specs.spec import build_models, load_data, read_spec
-from forecast.specs.tune import TuneSettings, parse_tune, to_ray
+from forecast.specs.tune import TuneSettings, parse_tune
 from forecast.tracking import _runs
-from forecast.training.callbacks import Callback
 from forecast.tuning.runs import TrialRun, close_stopped, finish_tracking, start_tracking
+from forecast.tuning.trials import EpochReporter, final_report, make_tuner, trials_table
 
 __all__ = ["TuneResult", "tune"]
 
@@ -50,7 +53,7 @@ class TuneResult:
     ----------
     trials : DataFrame
         One row per trial: ``trial_id``, the sampled parameters, ``status``
-        (``FINISHED``, ``STOPPED`` by ASHA, ``FAILED``), ``epochs`` (reports received),
+        (``FINISHED``, ``STOPPED`` by ASHA, ``FAILED``), ``epochs`` (epochs run),
         the validation metric and ``error`` (first line, for failed trials).
     best_config : dict
         The sampled parameters of the best finished trial.
@@ -75,23 +78,6 @@ class TuneResult:
     path: Path
 
 
-class _ReportEpochs(Callback):
-    """Report each epoch's losses to Ray Tune (for ASHA) and to the trial's MLflow run."""
-
-    def __init__(self, run: TrialRun) -> None:
-        self.run = run
-        self.epochs = 0
-        self.val_loss = math.nan
-
-    def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
-        from ray import tune as ray_tune  # optional: the extra forecast[ray]
-
-        self.epochs += 1
-        self.val_loss = float(logs.get("val_loss", logs["train_loss"]))
-        self.run.log({k: logs[k] for k in ("train_loss", "val_loss") if k in logs}, self.epochs)
-        ray_tune.report({"val_loss": self.val_loss, "train_loss": float(logs["train_loss"])})
-
-
 def build_tuned(spec: dict, settings: TuneSettings, config: dict) -> Any:
     """Build the estimator of ``[models.<tuned>]`` with the sampled ``config`` on top."""
     table = {**spec["models"][settings.model], **config}
@@ -110,7 +96,7 @@ def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, trackin
         context.get_trial_id(),
         {**_runs.estimator_params(estimator), **{f"tune.{k}": v for k, v in config.items()}},
     )
-    reporter = _ReportEpochs(run)
+    reporter = EpochReporter(run.log)
     try:
         result = backtest(
             estimator, data, callbacks=[reporter], **validation_kwargs(spec, settings)
@@ -121,8 +107,7 @@ def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, trackin
     overall = {k: float(v) for k, v in result.metrics.loc["overall"].items()}
     run.log(overall, reporter.epochs)
     run.end("FINISHED")
-    final = {**overall, "val_loss": reporter.val_loss} if reporter.epochs else overall
-    ray_tune.report(final)
+    ray_tune.report(final_report(overall, reporter))
 
 
 def validation_kwargs(spec: dict, settings: TuneSettings) -> dict:
@@ -167,6 +152,9 @@ def tune(
     ValueError
         A spec without ``[tune]``, a bad ``[tune]`` table, every trial failed, or
         ``resume`` without a sweep to resume.
+    ConnectionError
+        The cluster at ``address`` cannot be reached or refused this client's token (one
+        line with Ray's hint; see ``docs/ray.md``); no MLflow run or folder was created.
     KeyboardInterrupt
         The sweep was interrupted before every trial ended; its state is kept for
         ``resume=True`` (the parent run stays open and is reused).
@@ -176,6 +164,7 @@ def tune(
     if "tune" not in spec:
         raise ValueError(f"{spec_path}: no [tune] table; add one (see forecast.specs.tune)")
     settings = parse_tune(spec["tune"], spec["models"], spec.get("backtest", {}))
+    check_ray_installed("forecast tune")  # before anything is created: MLflow store, folder
     base = Path(output or spec.get("output") or Path("experiments/results") / spec["name"])
     folder = (base if output else base / "tune").resolve()
     state = folder / _STATE
@@ -184,10 +173,10 @@ def tune(
     data = load_data(spec["data"])
     validation = data.loc[: settings.validation_end]
     saved = json.loads(state.read_text()) if resume else {}
-    tracking = start_tracking(spec, settings, saved) if track else None
-    folder.mkdir(parents=True, exist_ok=True)
-    state.write_text(json.dumps({"tracking": tracking}, indent=1))
-    with ray_session(address, num_cpus) as ray:
+    with ray_session(address, num_cpus) as ray:  # connected first: a refusal leaves no run
+        tracking = start_tracking(spec, settings, saved) if track else None
+        folder.mkdir(parents=True, exist_ok=True)
+        state.write_text(json.dumps({"tracking": tracking}, indent=1))
         grid = _run_tuner(ray, spec, settings, validation, tracking, folder, resume)
     # trials not yet sampled when the sweep stopped are missing from the grid: count
     # against the requested number
@@ -197,7 +186,7 @@ def tune(
             f"sweep interrupted with {unfinished} of {settings.num_samples} trials unfinished; "
             f"continue it with `forecast tune {spec_path} --resume` (state in {folder})"
         )
-    trials, configs = _trials_table(grid, settings)
+    trials, configs = trials_table(grid, settings)
     close_stopped(tracking)
     finished = trials[trials["status"] == "FINISHED"].dropna(subset=[settings.metric])
     if finished.empty:
@@ -225,79 +214,18 @@ def tune(
 
 def _run_tuner(ray, spec, settings, validation, tracking, folder: Path, resume: bool):
     from ray import tune as ray_tune  # optional: the extra forecast[ray]
-    from ray.tune.schedulers import ASHAScheduler  # optional: as above
-    from ray.tune.search import BasicVariantGenerator  # optional: as above
 
     trainable = ray_tune.with_parameters(
         partial(_trial, spec=spec, settings=settings, tracking=tracking), data=validation
     )
     if resume and ray_tune.Tuner.can_restore(folder / "sweep"):
         tuner = ray_tune.Tuner.restore(str(folder / "sweep"), trainable=trainable)
+    else:
+        tuner = make_tuner(trainable, settings, folder)
+    # Tune prints its configuration box on stdout even with verbose=0: stdout is the
+    # command's result (the trials table), so Tune's lines go to stderr with the logs
+    with contextlib.redirect_stdout(sys.stderr):
         return tuner.fit()
-    scheduler = ASHAScheduler(
-        time_attr="training_iteration",
-        metric="val_loss",
-        mode="min",
-        max_t=10_000,
-        grace_period=settings.grace_period,
-        reduction_factor=settings.reduction_factor,
-    )
-    tuner = ray_tune.Tuner(
-        trainable,
-        param_space=to_ray(settings.space),
-        tune_config=ray_tune.TuneConfig(
-            num_samples=settings.num_samples,
-            scheduler=scheduler,
-            search_alg=BasicVariantGenerator(
-                random_state=settings.seed, max_concurrent=settings.max_concurrent or 0
-            ),
-        ),
-        run_config=ray_tune.RunConfig(
-            name="sweep",
-            storage_path=str(folder),
-            failure_config=ray_tune.FailureConfig(max_failures=0, fail_fast=False),
-            verbose=0,
-        ),
-    )
-    return tuner.fit()
-
-
-def _trials_table(grid, settings: TuneSettings) -> tuple[pd.DataFrame, list[dict]]:
-    """One row per trial (see :class:`TuneResult`), and each trial's sampled parameters."""
-    rows, configs = [], []
-    for result in grid:
-        metrics = result.metrics or {}
-        config = result.config or {}
-        if result.error is not None:
-            status = "FAILED"
-        elif settings.metric in metrics:
-            status = "FINISHED"
-        else:
-            status = "STOPPED"
-        error = None if result.error is None else _first_error_line(result.error)
-        configs.append({k: _plain(config.get(k)) for k in settings.space})
-        rows.append(
-            {
-                "trial_id": metrics.get("trial_id") or Path(result.path).name,
-                **{k: _plain(config.get(k)) for k in settings.space},
-                "status": status,
-                "epochs": metrics.get("training_iteration", 0),
-                settings.metric: metrics.get(settings.metric, math.nan),
-                "val_loss": metrics.get("val_loss", math.nan),
-                "error": error,
-            }
-        )
-    return pd.DataFrame(rows), configs
-
-
-def _first_error_line(error: BaseException) -> str:
-    cause = getattr(error, "cause", None) or error
-    text = f"{type(cause).__name__}: {cause}"
-    return text.strip().splitlines()[0]
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else value
 
 
 def _stamp(text: Any, index: pd.DatetimeIndex) -> pd.Timestamp:

@@ -93,3 +93,22 @@ def test_files_per_call_shares_blocks_and_is_bounded():
     assert batch_data.files_per_call(1000, 8) == batch_data.MAX_FILES_PER_CALL == 16
     assert batch_data.files_per_call(10, 8) == 2  # ceil(10 / 8): a corrupt file shares a call
     assert batch_data.files_per_call(3, 3) == 1
+
+
+def test_without_ray_the_ray_engine_fails_before_creating_anything(parts, monkeypatch, capsys):  # noqa: F811
+    import sys
+
+    monkeypatch.chdir(parts["tmp"])
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    before = sorted(os.listdir(parts["tmp"]))
+    code = main(
+        ["--model", str(parts["model"]), "--input", str(parts["in"]), "--output", "out",
+         "--horizon", "24", "--engine", "ray"]
+    )  # fmt: skip
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(
+        "engine='ray' needs Ray, which is not installed: pip install \"forecast[ray]\"\n"
+    )
+    assert sorted(os.listdir(parts["tmp"])) == before  # no output folder, no mlflow.db

@@ -106,6 +106,12 @@ def test_mlflow_parent_with_one_child_per_trial(sweep):
     done = [run for run in children if run.info.status == "FINISHED"]
     history = client.get_metric_history(done[0].info.run_id, "val_loss")
     assert [m.step for m in history] == [1, 2, 3]  # one point per epoch
+    # the table's epochs are the epochs each trial ran (not one more for its last report)
+    trials = result.trials.set_index("trial_id")
+    for run in children:
+        ran = len(client.get_metric_history(run.info.run_id, "val_loss"))
+        assert trials.loc[run.data.tags["trial_id"], "epochs"] == ran
+    assert (trials.loc[trials["status"] == "FINISHED", "epochs"] == 3).all()
     assert "mape" in done[0].data.metrics and "tune.dropout" in done[0].data.params
     failed = [run for run in children if run.info.status == "FAILED"]
     assert all("dropout must be in" in run.data.tags["error"] for run in failed)
@@ -208,3 +214,39 @@ def test_cli_reports_spec_errors_in_one_line(tmp_path, capsys):
     assert main(["tune", str(spec)]) == 2
     err = capsys.readouterr().err
     assert "[tune.space] learning_rate: loguniform needs 0 < lo, got [0, 0.01]" in err
+
+
+def test_without_ray_tune_says_so_before_creating_anything(tmp_path, monkeypatch, capsys):
+    import sys
+
+    make_series(n=24 * 56, start="2023-01-01", name="timestamp").to_csv(tmp_path / "data.csv")
+    text = SPEC.format(csv=tmp_path / "data.csv", store="unused")
+    spec = tmp_path / "spec.toml"
+    spec.write_text(text.replace('tracking_uri = "unused"\n', ""))  # default: ./mlflow.db
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    assert main(["tune", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "forecast tune: error: forecast tune needs Ray, which is not installed: "
+        'pip install "forecast[ray]"\n'
+    )
+    assert sorted(os.listdir(tmp_path)) == ["data.csv", "spec.toml"]  # no mlflow.db, no run
+
+
+def test_a_cluster_that_cannot_be_reached_leaves_no_run_behind(tmp_path, monkeypatch):
+    import socket
+
+    pytest.importorskip("ray")
+    make_series(n=24 * 56, start="2023-01-01", name="timestamp").to_csv(tmp_path / "data.csv")
+    store = tmp_path / "mlflow.db"
+    (tmp_path / "spec.toml").write_text(
+        SPEC.format(csv=tmp_path / "data.csv", store=f"sqlite:///{store}")
+    )
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ConnectionError, match=f"at '127.0.0.1:{port}': nothing answers"):
+        tune(tmp_path / "spec.toml", address=f"127.0.0.1:{port}", output=tmp_path / "out")
+    assert sorted(os.listdir(tmp_path)) == ["data.csv", "spec.toml"]  # no store, no folder
