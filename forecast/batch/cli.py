@@ -5,20 +5,37 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn
 
-from forecast.batch.files import BatchError, _first_line
+import pandas as pd
+
+from forecast.batch.files import BatchError, StaleInputError, _first_line, parse_duration
+from forecast.batch.joblock import EXIT_LOCKED, JobLocked, default_lock_path, job_lock
 from forecast.batch.localtime import DAY_AHEAD
+from forecast.batch.logs import LOGGER, batch_logging
 from forecast.batch.partitions import is_partitioned, run_partitions
 from forecast.batch.run import BATCH_EXPERIMENT, run_batch
 from forecast.frames.validation import NAN_POLICIES
 from forecast.persistence.manifest import ModelFormatError
 
 _API_HINT = "pass nan_policy='interpolate'"  # the estimators' advice, in Python terms
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # bad input, missing model, failed forecast: nothing written
+EXIT_USAGE = 2  # bad options (argparse)
+EXIT_STALE = 65  # EX_DATAERR: the input ends more than --max-staleness before the issue time
+EXIT_CODES = {
+    EXIT_OK: "forecast written (and logged)",
+    EXIT_FAILED: "failed: bad input, missing model or failed forecast; nothing written",
+    EXIT_USAGE: "usage error: bad or missing options",
+    EXIT_STALE: "stale input: older than --max-staleness; nothing written",
+    EXIT_LOCKED: "another run of the same job holds the lock; this run did nothing",
+}
+
+_log = logging.getLogger(LOGGER)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -72,9 +89,18 @@ _EPILOG = """\
 timestamp. Local means --timezone, else the model's timezone parameter, else the input's
 own offset; input in several UTC offsets (local time across a DST change) needs a zone.
 
+Log lines on stderr: 2026-11-25T12:05:01+0100 INFO forecast.batch: ...; stdout: one line
+per forecast written (path, rows, sha256).
+
+exit codes:
+  0   forecast written          1   failed, nothing written     2   usage error
+  65  input older than --max-staleness (nothing written)
+  75  another run of the same job holds the lock (this run did nothing)
+
 examples:
   {prog} --model models:/power-load-de@champion --input latest.csv \\
-      --output 'forecasts/{{date}}.parquet' --timezone Europe/Berlin --horizon day-ahead
+      --output 'forecasts/{{date}}.parquet' --timezone Europe/Berlin --horizon day-ahead \\
+      --max-staleness 2D
   {prog} --model models/snaive --input latest.parquet --output forecast.csv \\
       --horizon 24 --nan-policy interpolate --no-track
 """
@@ -90,6 +116,22 @@ def _horizon(text: str) -> int | str:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive int or {DAY_AHEAD}, got {text!r}")
     return value
+
+
+def _duration(text: str) -> pd.Timedelta:
+    try:
+        return parse_duration(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _timestamp(text: str) -> pd.Timestamp:
+    try:
+        return pd.Timestamp(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO timestamp such as 2026-11-25T12:00+01:00, got {text!r}"
+        ) from None
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -158,6 +200,28 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--address", default=None, help="Ray cluster address (default: $RAY_ADDRESS, else local)"
     )
     parser.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray")
+    parser.add_argument(
+        "--lock",
+        default=None,
+        metavar="FILE",
+        help="lock file of this job: a second run while one holds it exits with 75 (default: "
+        "forecast-batch-<uid>-<hash of --output>.lock in the temporary folder)",
+    )
+    parser.add_argument(
+        "--max-staleness",
+        type=_duration,
+        default=None,
+        metavar="AGE",
+        help="refuse input whose last observed row is more than AGE (2D, 36h, 90min) before "
+        "the issue time, exit 65 (default: forecast, with a warning past 7 days)",
+    )
+    parser.add_argument(
+        "--issue-time",
+        type=_timestamp,
+        default=None,
+        metavar="TIME",
+        help="the issue time the staleness is measured at (default: now; naive means UTC)",
+    )
     parser.set_defaults(func=_cmd_batch)
 
 
@@ -192,15 +256,31 @@ def _quiet() -> Iterator[None]:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    if is_partitioned(args.input):
-        return _cmd_partitions(args)
-    if args.engine != "sequential" or args.address or args.num_cpus:
-        print(
-            "forecast batch: error: --engine, --address and --num-cpus need a folder or glob "
-            f"--input (many partitions), got the file {args.input}",
-            file=sys.stderr,
-        )
-        return 1
+    """Run the command under the job lock, with timestamped log lines; return the exit code."""
+    with batch_logging():
+        partitioned = is_partitioned(args.input)
+        if partitioned and (args.max_staleness is not None or args.issue_time is not None):
+            _log.error("--max-staleness and --issue-time apply to one --input file, not a folder")
+            return EXIT_USAGE
+        if not partitioned and (args.engine != "sequential" or args.address or args.num_cpus):
+            _log.error(
+                "--engine, --address and --num-cpus need a folder or glob --input (many "
+                "partitions), got the file %s",
+                args.input,
+            )
+            return EXIT_FAILED
+        try:
+            with job_lock(args.lock or default_lock_path(args.output)):
+                return _cmd_partitions(args) if partitioned else _cmd_one(args)
+        except JobLocked as err:
+            _log.error("%s", err)
+            return EXIT_LOCKED
+        except BatchError as err:  # the lock's folder cannot be created
+            _log.error("%s", err)
+            return EXIT_FAILED
+
+
+def _cmd_one(args: argparse.Namespace) -> int:
     try:
         with _quiet():
             result = run_batch(
@@ -209,17 +289,39 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 args.output,
                 args.horizon,
                 quantiles=args.quantiles,
+                max_staleness=args.max_staleness,
+                issue_time=args.issue_time,
                 **_run_options(args),
             )
     except (BatchError, ModelFormatError) as err:  # their messages name the file at fault
         message = str(err).replace(_API_HINT, "pass --nan-policy interpolate")
-        print(f"forecast batch: error: {message}", file=sys.stderr)
-        return 1
+        return _failed(args, message, EXIT_STALE if isinstance(err, StaleInputError) else 1)
     except Exception as err:  # unexpected: still one line, never a traceback in cron mail
-        print(f"forecast batch: error: {type(err).__name__}: {_first_line(err)}", file=sys.stderr)
-        return 1
+        return _failed(args, f"{type(err).__name__}: {_first_line(err)}", EXIT_FAILED)
+    version = f", model version {result.model_version}" if result.model_version else ""
+    run = f", MLflow run {result.run_id}" if result.run_id else ""
+    _log.info("wrote %s (%d rows%s%s)", result.path, result.rows, version, run)
     print(f"{result.path}\t{result.rows} rows\tsha256 {result.sha256}")
-    return 0
+    return EXIT_OK
+
+
+def _failed(args: argparse.Namespace, message: str, code: int) -> int:
+    """Log the error line, record the failure as a FAILED MLflow run, return ``code``."""
+    _log.error("%s", message)
+    if not args.no_track:
+        # optional: recording needs mlflow, seconds to import (only on this failure path)
+        from forecast.batch.tracking import log_failed_run
+
+        with _quiet():
+            log_failed_run(
+                os.fspath(args.model),
+                os.fspath(args.input),
+                os.fspath(args.output),
+                message,
+                args.tracking_uri,
+                args.experiment,
+            )
+    return code
 
 
 def _run_options(args: argparse.Namespace) -> dict:
@@ -249,22 +351,19 @@ def _cmd_partitions(args: argparse.Namespace) -> int:
                 **_run_options(args),
             )
     except (BatchError, ModelFormatError, ValueError, ImportError) as err:
-        print(f"forecast batch: error: {_first_line(err)}", file=sys.stderr)
-        return 1
+        _log.error("%s", _first_line(err))
+        return EXIT_FAILED
     for written in result.written:
         print(f"{written.path}\t{written.rows} rows\tsha256 {written.sha256}")
     for _, reason in result.failed:
-        message = reason.replace(_API_HINT, "pass --nan-policy interpolate")
-        print(f"forecast batch: error: {message}", file=sys.stderr)
+        _log.error("%s", reason.replace(_API_HINT, "pass --nan-policy interpolate"))
     if result.failed:
         names = ", ".join(path for path, _ in result.failed)
         total = len(result.failed) + len(result.written)
-        print(
-            f"forecast batch: {len(result.failed)} of {total} partitions failed: {names}",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+        _log.error("%d of %d partitions failed: %s", len(result.failed), total, names)
+        return EXIT_FAILED
+    _log.info("wrote %d forecasts", len(result.written))
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -178,3 +178,89 @@ def write_atomic(table: pd.DataFrame, path: Path) -> str:
     crash never leaves a half-written file.
     """
     return hashlib.sha256(write_table(table, path).read_bytes()).hexdigest()
+
+
+class StaleInputError(BatchError):
+    """The input ends too long before the issue time (``--max-staleness``)."""
+
+
+STALE_WARNING = pd.Timedelta(days=7)  # without max_staleness: warn, still forecast
+
+
+def parse_duration(text: str) -> pd.Timedelta:
+    """Parse a positive duration such as ``2D``, ``36h`` or ``90min``.
+
+    Parameters
+    ----------
+    text : str
+        A pandas Timedelta string (``D``, ``h``, ``min``, ``s`` units).
+
+    Returns
+    -------
+    Timedelta
+        The duration, greater than zero.
+    """
+    try:
+        value = pd.Timedelta(text)
+    except (TypeError, ValueError):
+        value = None
+    if value is None or pd.isna(value) or value <= pd.Timedelta(0):
+        raise ValueError(f"expected a positive duration such as 2D, 36h or 90min, got {text!r}")
+    return value
+
+
+def input_age(last: pd.Timestamp, issue_time: pd.Timestamp | None) -> pd.Timedelta:
+    """Return how long before ``issue_time`` (default: now) the input's last row lies.
+
+    Naive stamps on either side are read as UTC.
+    """
+    issue = pd.Timestamp.now(tz="UTC") if issue_time is None else pd.Timestamp(issue_time)
+    last = pd.Timestamp(last)
+    last = last.tz_localize("UTC") if last.tzinfo is None else last
+    issue = issue.tz_localize("UTC") if issue.tzinfo is None else issue
+    return issue - last
+
+
+def check_staleness(
+    last: pd.Timestamp,
+    path: str | os.PathLike,
+    max_staleness: pd.Timedelta | None,
+    issue_time: pd.Timestamp | None = None,
+) -> pd.Timedelta:
+    """Refuse input whose last observed row is more than ``max_staleness`` old.
+
+    Parameters
+    ----------
+    last : Timestamp
+        The last observed timestamp of the input.
+    path : str or path-like
+        The input's name for the message.
+    max_staleness : Timedelta or None
+        Largest age accepted; None accepts any age.
+    issue_time : Timestamp, optional
+        When the forecast is issued (default: now).
+
+    Returns
+    -------
+    Timedelta
+        The input's age at the issue time.
+
+    Raises
+    ------
+    StaleInputError
+        The input is older than ``max_staleness``; nothing is written.
+    """
+    age = input_age(last, issue_time)
+    if max_staleness is not None and age > max_staleness:
+        issue = "now" if issue_time is None else f"the issue time {pd.Timestamp(issue_time)}"
+        raise StaleInputError(
+            f"input {path}: last observation {pd.Timestamp(last)} is {_days(age)} before "
+            f"{issue}, more than --max-staleness {_days(max_staleness)}: is the data feed "
+            "stuck? nothing was written"
+        )
+    return age
+
+
+def _days(delta: pd.Timedelta) -> str:
+    """``3 days 04:00:00`` rounded to minutes, the way people read an age."""
+    return str(pd.Timedelta(delta).round("min"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,9 +13,11 @@ from typing import Any
 import pandas as pd
 
 from forecast.batch.files import (
+    STALE_WARNING,
     BatchError,
     _about_input,
     _first_line,
+    check_staleness,
     forecast_table,
     issue_date,
     mixed_offsets_message,
@@ -30,9 +33,11 @@ from forecast.frames.quantiles import parse_levels
 from forecast.frames.requests import default_horizon, split_future
 from forecast.frames.timezones import check_timezone
 from forecast.frames.validation import NAN_POLICIES
-from forecast.persistence.format import load
+from forecast.onnx.metadata import is_export_folder
 
 BATCH_EXPERIMENT = "forecast-batch"
+
+_log = logging.getLogger("forecast.batch")
 
 
 @dataclass
@@ -53,6 +58,9 @@ class BatchResult:
         Content fingerprint of the input history.
     run_id : str or None
         MLflow run of this batch (None with ``track=False`` or when logging failed).
+    model_version : str or None
+        For a registered model (``models:/name@alias`` or ``models:/name/N``): the version
+        used.
     """
 
     path: Path
@@ -61,6 +69,7 @@ class BatchResult:
     issue_date: str
     input_sha256: str
     run_id: str | None = None
+    model_version: str | None = None
 
 
 def _is_uri(model: str) -> bool:
@@ -96,19 +105,33 @@ def load_forecaster(
     text = os.fspath(model)
     path = Path(text)
     if not _is_uri(text):
+        if is_export_folder(path):  # an ONNX export forecasts without torch
+            return _onnx_forecaster(path, quantiles)
         if (path / "meta.json").is_file():
+            # torch: imported only for a saved torch model, so ONNX exports run without it
+            from forecast.persistence.format import load
+
             estimator = load(path, device=device)
             return estimator, _folder_predict(estimator, parse_levels(quantiles))
         if not (path / "MLmodel").is_file():
             raise BatchError(
                 f"model {text} not found: expected an MLflow model URI (models:/name@alias, "
-                "runs:/id/model) or a folder with MLmodel or meta.json"
+                "runs:/id/model) or a folder with MLmodel, meta.json or onnx_model.json"
             )
     # optional: only a model in an MLflow store needs mlflow, seconds to import
     from forecast.batch.tracking import load_from_store
 
     # downloaded and checked against our flavour; no code in the artifact runs
     return load_from_store(text, tracking_uri, quantiles, uri=_is_uri(text), device=device)
+
+
+def _onnx_forecaster(path: Path, quantiles: str | None) -> tuple[Any, Callable]:
+    """Load an ONNX export folder (:class:`forecast.onnx.runtime.OnnxForecaster`)."""
+    # the runtime needs the extra forecast[onnx]; a torch model never imports it
+    from forecast.onnx.runtime import OnnxForecaster
+
+    estimator = OnnxForecaster.load(path)
+    return estimator, _folder_predict(estimator, parse_levels(quantiles))
 
 
 def _folder_predict(estimator: Any, levels) -> Any:
@@ -139,6 +162,8 @@ def run_batch(
     track: bool = True,
     experiment: str = BATCH_EXPERIMENT,
     device: str | None = None,
+    max_staleness: pd.Timedelta | None = None,
+    issue_time: pd.Timestamp | None = None,
 ) -> BatchResult:
     """Forecast from the latest data with a stored model and write the forecast file.
 
@@ -177,10 +202,18 @@ def run_batch(
         Experiment of the batch runs.
     device : str, optional
         Device for a locally saved torch model.
+    max_staleness : Timedelta, optional
+        Refuse input whose last observed row lies more than this before ``issue_time``
+        (:class:`~forecast.batch.files.StaleInputError`); without it, input older than a
+        week is forecast with a warning on the ``forecast.batch`` logger.
+    issue_time : Timestamp, optional
+        When the forecast is issued, for the staleness check (default: now; naive is UTC).
 
     Returns
     -------
     BatchResult
+        A ``models:/name@alias`` is resolved to the version it points at before loading, and
+        that version is loaded, recorded in ``model_version`` and logged with the run.
 
     Raises
     ------
@@ -199,12 +232,27 @@ def run_batch(
         raise BatchError(f"input {input} does not exist")
     check_output_not_input(output, input)  # outputs never destroy inputs
     read = read_latest(input, time_column, timezone)  # fails before the model loads
-    estimator, predict = load_forecaster(model, tracking_uri, device, quantiles)
+    pinned, registered = os.fspath(model), {}
+    if pinned.startswith("models:/"):
+        # optional: a registry URI needs mlflow anyway, seconds to import
+        from forecast.batch.tracking import pin_registered
+
+        pinned, registered = pin_registered(pinned, tracking_uri)
+    estimator, predict = load_forecaster(pinned, tracking_uri, device, quantiles)
     result, history, options = forecast_file(
         estimator, predict, model, input, lambda date: output_path(output, date), horizon,
         time_column=time_column, timezone=timezone, nan_policy=nan_policy, read=read,
-        quantiles=quantiles,
+        quantiles=quantiles, max_staleness=max_staleness, issue_time=issue_time,
     )  # fmt: skip
+    result.model_version = registered.get("model_version")
+    age = pd.Timedelta(hours=options["input_age_hours"])
+    if max_staleness is None and age > STALE_WARNING:  # after success: a failure is one line
+        _log.warning(
+            "input %s: last observation %s before the issue time (--max-staleness refuses "
+            "stale input)",
+            input,
+            age.round("min"),
+        )
     if track:
         # optional: only a tracked run needs mlflow, seconds to import
         from forecast.batch.tracking import log_batch_run
@@ -218,6 +266,7 @@ def run_batch(
             options,
             tracking_uri,
             experiment,
+            registered,
         )
     return result
 
@@ -235,6 +284,8 @@ def forecast_file(
     nan_policy: str | None = None,
     read: tuple | None = None,
     quantiles: str | None = None,
+    max_staleness: pd.Timedelta | None = None,
+    issue_time: pd.Timestamp | None = None,
 ) -> tuple[BatchResult, pd.DataFrame, dict]:
     """Forecast from one input file with a loaded model and write the forecast atomically.
 
@@ -251,7 +302,7 @@ def forecast_file(
         CSV or Parquet file.
     output : callable
         ``output(issue_date) -> Path`` of the forecast file.
-    horizon, time_column, timezone, nan_policy, quantiles
+    horizon, time_column, timezone, nan_policy, quantiles, max_staleness, issue_time
         As in :func:`run_batch` (``quantiles`` must match what ``predict`` was built with).
     read : tuple, optional
         ``(frame, mixed)`` from :func:`forecast.batch.files.read_latest` when the input was
@@ -264,7 +315,8 @@ def forecast_file(
     history : DataFrame
         The model's columns of the input, in the local zone.
     options : dict
-        ``horizon`` (steps), ``timezone`` and ``nan_policy`` of the run, for tracking.
+        ``horizon`` (steps), ``timezone``, ``nan_policy`` and ``quantiles`` of the run, and
+        ``input_age_hours`` (last observation to issue time), for tracking.
     """
     frame, mixed = read if read is not None else read_latest(input, time_column, timezone)
     zone = timezone or model_timezone(estimator)
@@ -275,6 +327,7 @@ def forecast_file(
         observed, _ = split_future(history, estimator)
     except ValueError as err:
         raise BatchError(_about_input(input, err)) from err
+    age = check_staleness(observed.index.max(), input, max_staleness, issue_time)
     steps = _steps(horizon, estimator, observed)
     with _nan_policy(estimator, nan_policy, model):
         try:
@@ -293,6 +346,7 @@ def forecast_file(
     digest = write_atomic(table, path)
     result = BatchResult(path, digest, len(table), date, fingerprint(history))
     options = {"horizon": steps, "timezone": zone, "nan_policy": nan_policy, "quantiles": quantiles}
+    options["input_age_hours"] = age / pd.Timedelta(hours=1)
     return result, history, options
 
 

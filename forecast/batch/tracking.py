@@ -7,7 +7,7 @@ a batch from a saved folder with ``track=False`` never imports MLflow.
 
 from __future__ import annotations
 
-import sys
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,15 @@ from forecast.tracking._store import ensure_experiment, resolve_tracking_uri, sq
 from forecast.tracking.artifacts import load_artifact
 from forecast.tracking.fingerprint import dataset_input
 
-__all__ = ["load_from_store", "log_batch_run", "log_partitions_run"]
+__all__ = [
+    "load_from_store",
+    "log_batch_run",
+    "log_failed_run",
+    "log_partitions_run",
+    "pin_registered",
+]
+
+_log = logging.getLogger("forecast.batch")
 
 
 def load_from_store(
@@ -69,12 +77,7 @@ def load_from_store(
         The artifact is not what our flavour writes (the message names the ``MLmodel``
         field); a :class:`ModelFormatError`.
     """
-    db = sqlite_path(resolve_tracking_uri(tracking_uri))
-    if model.startswith(("models:/", "runs:/")) and db is not None and not db.is_file():
-        raise BatchError(  # rather than creating an empty store where cron happens to run
-            f"model {model} not found: the store {db} does not exist (pass --tracking-uri or "
-            "set MLFLOW_TRACKING_URI)"
-        )
+    _check_store(model, tracking_uri)
     try:
         wrapper = load_artifact(model, tracking_uri, device=device)
     except (MlflowException, OSError) as err:
@@ -86,6 +89,136 @@ def load_from_store(
     )
 
 
+def _check_store(model: str, tracking_uri: str | None) -> None:
+    db = sqlite_path(resolve_tracking_uri(tracking_uri))
+    if model.startswith(("models:/", "runs:/")) and db is not None and not db.is_file():
+        raise BatchError(  # rather than creating an empty store where cron happens to run
+            f"model {model} not found: the store {db} does not exist (pass --tracking-uri or "
+            "set MLFLOW_TRACKING_URI)"
+        )
+
+
+def _store_exists(tracking_uri: str | None) -> bool:
+    db = sqlite_path(resolve_tracking_uri(tracking_uri))
+    return db is None or db.is_file()
+
+
+def pin_registered(model: str, tracking_uri: str | None) -> tuple[str, dict[str, str]]:
+    """Resolve ``models:/name@alias`` to the version the alias points at now.
+
+    The batch then loads ``models:/name/<version>``, so the version it records is the one
+    it used even if the alias moves while it runs.
+
+    Parameters
+    ----------
+    model : str
+        Any model reference; only ``models:/name@alias`` and ``models:/name/<version>``
+        are resolved.
+    tracking_uri : str, optional
+        The store of the registry.
+
+    Returns
+    -------
+    uri : str
+        ``models:/name/<version>`` for an alias, else ``model`` unchanged.
+    registered : dict
+        ``registered_model``, ``model_version`` and (for an alias) ``model_alias``; empty
+        for other references.
+
+    Raises
+    ------
+    BatchError
+        The store, the registered model or the alias does not exist.
+    """
+    name, alias, version = _parse_models_uri(model)
+    if name is None:
+        return model, {}
+    if alias is None:
+        return model, {"registered_model": name, "model_version": str(version)}
+    _check_store(model, tracking_uri)
+    try:
+        found = make_client(tracking_uri).get_model_version_by_alias(name, alias)
+    except MlflowException as err:
+        where = resolve_tracking_uri(tracking_uri)
+        raise BatchError(f"model {model} not found in {where}: {_first_line(err)}") from err
+    registered = {"registered_model": name, "model_alias": alias}
+    registered["model_version"] = str(found.version)
+    return f"models:/{name}/{found.version}", registered
+
+
+def _parse_models_uri(model: str) -> tuple[str | None, str | None, str | None]:
+    """``(name, alias, version)`` of a ``models:/`` URI; ``(None, None, None)`` otherwise."""
+    if not model.startswith("models:/"):
+        return None, None, None
+    rest = model.removeprefix("models:/").strip("/")
+    if "@" in rest and "/" not in rest:
+        name, _, alias = rest.partition("@")
+        return (name, alias, None) if name and alias else (None, None, None)
+    name, _, version = rest.partition("/")
+    return (name, None, version) if name and version.isdigit() else (None, None, None)
+
+
+def log_failed_run(
+    model: str,
+    input_path: str,
+    output: str,
+    error: str,
+    uri: str | None,
+    experiment: str,
+    registered: dict | None = None,
+) -> str | None:
+    """Record a batch that failed as a FAILED run; return its id, None if not recorded.
+
+    Params: model, input (absolute), output; tags: ``error`` (the line the command printed),
+    ``run_kind=batch``, the model URI and, when known, the registered version. A SQLite store
+    that does not exist is not created (the failure may be that very store); a tracking
+    failure is logged as a warning.
+
+    Parameters
+    ----------
+    model, input_path, output : str
+        As given to the batch.
+    error : str
+        The one-line error.
+    uri : str, optional
+        The tracking store.
+    experiment : str
+        Experiment of the batch runs.
+    registered : dict, optional
+        From :func:`pin_registered`; resolved here (best effort) when not given.
+
+    Returns
+    -------
+    str or None
+        The run id.
+    """
+    if not _store_exists(uri):
+        return None
+    try:
+        if registered is None:
+            try:
+                registered = pin_registered(model, uri)[1]
+            except BatchError:
+                registered = {}
+        client = make_client(uri)
+        run = client.create_run(
+            ensure_experiment(client, experiment),
+            run_name="batch failed",
+            tags={"run_kind": "batch", "model_uri": model, "error": error, **registered},
+        )
+        run_id = run.info.run_id
+        _runs.log_params(
+            client,
+            run_id,
+            {"model": model, "input": str(Path(input_path).resolve()), "output": output},
+        )
+        client.set_terminated(run_id, "FAILED")
+        return run_id
+    except Exception as err:
+        _log.warning("the failure was not recorded in MLflow: %s", _first_line(err))
+        return None
+
+
 def log_batch_run(
     result: Any,
     history: pd.DataFrame,
@@ -95,19 +228,28 @@ def log_batch_run(
     options: dict,
     uri: str | None,
     experiment: str,
+    registered: dict | None = None,
 ) -> str | None:
     """Log one batch (a BatchResult) as a run; return its id, None if logging failed.
 
     Params: model, input, output and the run's options; tags: the estimator's, the input
-    fingerprint and the output's SHA-256; metrics: input and output rows; the input as an
-    MLflow dataset. A tracking failure is reported on stderr and does not undo the forecast.
+    fingerprint and the output's SHA-256, and for a registered model ``registered_model``,
+    ``model_alias`` and ``model_version`` (the version used; see :func:`pin_registered`);
+    metrics: input and output rows, the input's age at the issue time in hours
+    (``input_age_hours``); the input as an MLflow dataset. A tracking failure is
+    logged as a warning and does not undo the forecast.
     """
     try:
         client = make_client(uri)
         run = client.create_run(
             ensure_experiment(client, experiment),
             run_name=f"batch {result.issue_date}",
-            tags={"run_kind": "batch", "model_uri": model, "issue_date": result.issue_date},
+            tags={
+                "run_kind": "batch",
+                "model_uri": model,
+                "issue_date": result.issue_date,
+                **(registered or {}),
+            },
         )
         run_id = run.info.run_id
         _runs.log_params(
@@ -115,9 +257,10 @@ def log_batch_run(
             run_id,
             {
                 "model": model,
+                **({"model_version": registered["model_version"]} if registered else {}),
                 "input": str(Path(input_path).resolve()),
                 "output": str(result.path.resolve()),
-                **{k: v for k, v in options.items() if v is not None},
+                **{k: v for k, v in options.items() if v is not None and k != "input_age_hours"},
             },
         )
         _runs.log_tags(
@@ -129,7 +272,15 @@ def log_batch_run(
                 "output_sha256": result.sha256,
             },
         )
-        _runs.log_metrics(client, run_id, {"input_rows": len(history), "output_rows": result.rows})
+        _runs.log_metrics(
+            client,
+            run_id,
+            {
+                "input_rows": len(history),
+                "output_rows": result.rows,
+                "input_age_hours": options.get("input_age_hours"),
+            },
+        )
         client.log_inputs(
             run_id,
             datasets=[
@@ -145,10 +296,7 @@ def log_batch_run(
         client.set_terminated(run_id, "FINISHED")
         return run_id
     except Exception as err:
-        print(
-            f"forecast batch: warning: forecast written, but tracking failed: {_first_line(err)}",
-            file=sys.stderr,
-        )
+        _log.warning("forecast written, but tracking failed: %s", _first_line(err))
         return None
 
 
@@ -167,14 +315,19 @@ def log_partitions_run(
     Params: model, input, output, engine; metrics: ``partitions``, ``failed``,
     ``output_rows``; tag ``failed_inputs``: the failed file names, one per line. The run
     ends FAILED when any partition failed. A tracking failure is reported on stderr and
-    does not undo the forecasts.
+    does not undo the forecasts. A ``models:/name@alias`` is resolved to its version here,
+    after the forecasts (the partitioned batch loads the alias itself).
     """
     try:
+        try:
+            registered = pin_registered(model, tracking_uri)[1]
+        except BatchError:
+            registered = {}
         client = make_client(tracking_uri)
         run = client.create_run(
             ensure_experiment(client, experiment),
             run_name=f"batch {len(result.written) + len(result.failed)} partitions",
-            tags={"run_kind": "batch-partitions", "model_uri": model},
+            tags={"run_kind": "batch-partitions", "model_uri": model, **registered},
         )
         run_id = run.info.run_id
         _runs.log_params(client, run_id, {"model": model, "input": input, "output": output})
@@ -195,8 +348,5 @@ def log_partitions_run(
         client.set_terminated(run_id, "FAILED" if result.failed else "FINISHED")
         return run_id
     except Exception as err:
-        print(
-            f"forecast batch: warning: forecasts written, but tracking failed: {_first_line(err)}",
-            file=sys.stderr,
-        )
+        _log.warning("forecasts written, but tracking failed: %s", _first_line(err))
         return None

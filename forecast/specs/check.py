@@ -121,13 +121,13 @@ def _check_tracking(path: str | Path, tracking: dict, backtest: dict) -> None:
     for key in ("register", "alias", "select"):
         if key in tracking and (not isinstance(tracking[key], str) or not tracking[key]):
             raise ValueError(f"{path}: [tracking] {key} must be a non-empty string")
-    if "register" not in tracking:
-        extra = sorted({"alias", "select"} & set(tracking))
-        if extra:
-            raise ValueError(f"{path}: [tracking] {extra} only apply with `register = <name>`")
-        return
-    if not tracking.get("enabled", False):
+    if "register" not in tracking and "alias" in tracking:
+        raise ValueError(f"{path}: [tracking] ['alias'] only apply with `register = <name>`")
+    if "register" in tracking and not tracking.get("enabled", False):
         raise ValueError(f"{path}: [tracking] register needs enabled = true")
+    if "register" not in tracking and "select" not in tracking:
+        return
+    # `select` names the comparison's best_model tag and the champion (the same metric)
     # optional: registering needs mlflow (seconds to import); specs without it never import it
     from forecast.tracking.champion import check_select
 

@@ -26,7 +26,10 @@
     experiment = "entsoe-de"
     register = "power-load-de"     # optional: register the best loggable model
     alias = "champion"             # alias of the new version (default "champion")
-    select = "mape"                # metric the best model is chosen by (lower is better)
+    select = "mape"                # metric the best model is chosen by (lower is better):
+                                   # the parent run's best_model tag and the champion
+    dataset = "entsoe-de"          # optional: name of the data in the MLflow UI (default:
+                                   # the catalogue name, or the file name of `path`)
 
 and writes the comparison table (CSV and Markdown) and plots to ``output`` (default
 ``experiments/results/<name>/``). ``special_days = "holidays-DE"`` in ``[backtest]`` adds
@@ -63,9 +66,18 @@ from forecast.evaluation.compare import compare
 from forecast.specs.build import build_estimator, build_models, load_data
 from forecast.specs.check import check_spec, read_spec
 
-__all__ = ["build_estimator", "build_models", "check_spec", "load_data", "read_spec", "run_spec"]
+__all__ = [
+    "build_estimator",
+    "build_models",
+    "check_spec",
+    "dataset_name",
+    "load_data",
+    "read_spec",
+    "run_spec",
+]
 
 _TRACKER_ARGS = ("experiment", "tracking_uri", "dataset", "log_models")
+DEFAULT_SELECT = "mape"  # the spec's default metric for best_model and the champion
 
 _log = logging.getLogger("forecast.run")
 
@@ -118,7 +130,11 @@ def run_spec(
         # optional: tracking needs mlflow (seconds to import); untracked specs never import it
         from forecast.tracking import MLflowTracker
 
-        tracker = MLflowTracker(**{k: tracking[k] for k in _TRACKER_ARGS if k in tracking})
+        options = {k: tracking[k] for k in _TRACKER_ARGS if k in tracking}
+        options.setdefault("dataset", dataset_name(spec["data"]))
+        if "path" in spec["data"]:
+            options.setdefault("data_source", str(Path(spec["data"]["path"]).resolve()))
+        tracker = MLflowTracker(select=tracking.get("select", DEFAULT_SELECT), **options)
     result = compare(
         models,
         data,
@@ -140,7 +156,25 @@ def run_spec(
             result,
             tracking["register"],
             alias=tracking.get("alias", "champion"),
-            select=tracking.get("select", "mape"),
+            select=tracking.get("select", DEFAULT_SELECT),
             history=data,
         )
     return table
+
+
+def dataset_name(data: Mapping) -> str:
+    """Name of a spec's data in MLflow: the catalogue name, else the file's name.
+
+    Parameters
+    ----------
+    data : dict
+        The spec's ``[data]`` table.
+
+    Returns
+    -------
+    str
+        ``data["dataset"]`` (e.g. ``"entsoe-de"``), else the name of ``data["path"]``.
+    """
+    if "dataset" in data:
+        return str(data["dataset"])
+    return Path(str(data["path"])).name

@@ -23,7 +23,7 @@ from forecast.tracking.fingerprint import dataset_input
 from forecast.tracking.pyfunc import log_model
 from forecast.training.callbacks import Callback
 
-__all__ = ["MLflowCallback", "track_fit"]
+__all__ = ["MLflowCallback", "log_history", "track_fit"]
 
 DEFAULT_EXPERIMENT = "forecast"
 
@@ -193,6 +193,41 @@ def _final_metrics(estimator: Any) -> dict[str, float]:
         if _runs._is_real(value):
             out[attr.rstrip("_")] = float(value)
     return out
+
+
+def log_history(client, run_id: str, estimator: Any) -> int:
+    """Log a fitted estimator's per-epoch history as metric curves; return the epochs logged.
+
+    Every list in ``history_`` (``train_loss``, ``val_loss``, ...) becomes the metric of
+    that name with the epoch as step (0 = the first epoch), as :class:`MLflowCallback` logs
+    them during a fit; the summary numbers (``best_loss``, ``n_epochs``, ``best_epoch``,
+    ``final_<key>``) are logged too. Estimators without a history (baselines) log nothing.
+
+    Parameters
+    ----------
+    client : MlflowClient
+        Client of the run's store.
+    run_id : str
+        The run.
+    estimator : BaseForecaster
+        A fitted estimator.
+
+    Returns
+    -------
+    int
+        Number of epochs in the history (0 without one).
+    """
+    history = getattr(estimator, "history_", None)
+    if not isinstance(history, Mapping) or not history:
+        return 0
+    rows = [
+        (key, value, epoch)
+        for key, values in history.items()
+        for epoch, value in enumerate(values or [])
+    ]
+    _runs.log_metric_steps(client, run_id, rows)
+    _runs.log_metrics(client, run_id, _final_metrics(estimator))
+    return max(len(values or []) for values in history.values())
 
 
 def track_fit(estimator: Any, data: pd.DataFrame | Mapping, **kwargs: Any) -> MLflowCallback:

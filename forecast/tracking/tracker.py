@@ -26,7 +26,7 @@ import pandas as pd
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import ensure_experiment, resolve_tracking_uri
-from forecast.tracking.callback import DEFAULT_EXPERIMENT, MLflowCallback
+from forecast.tracking.callback import DEFAULT_EXPERIMENT, MLflowCallback, log_history
 from forecast.tracking.fingerprint import dataset_input, fingerprint
 from forecast.tracking.pyfunc import log_model, unloggable_reason
 
@@ -53,6 +53,11 @@ class MLflowTracker:
         Also log each backtest's last fitted model as a pyfunc model.
     tags : dict, optional
         Extra tags on every run.
+    select : str
+        Metric (lower is better) the comparison's ``best_model`` tag is chosen by, the one
+        :func:`~forecast.tracking.champion.register_champion` ranks by (``forecast run``
+        passes the spec's ``[tracking] select`` to both); when the models lack it, the
+        first metric of the table, named in the ``best_by`` tag.
 
     Attributes
     ----------
@@ -72,6 +77,7 @@ class MLflowTracker:
         data_source: str | None = None,
         log_models: bool = False,
         tags: Mapping[str, Any] | None = None,
+        select: str = "mape",
     ) -> None:
         self.experiment = experiment
         self.tracking_uri = tracking_uri
@@ -79,6 +85,7 @@ class MLflowTracker:
         self.data_source = data_source
         self.log_models = log_models
         self.tags = dict(tags or {})
+        self.select = select
         self.parent_run_id: str | None = None
         self.runs: dict[str, str] = {}
         self.models: dict[str, str] = {}
@@ -106,8 +113,8 @@ class MLflowTracker:
         """Open a parent run; ``log_backtest`` calls inside it become its children.
 
         On exit the parent gets ``comparison.csv`` (one row of pooled metrics per model),
-        ``best_<metric>`` metrics and a ``best_model`` tag; it is marked FAILED when the
-        block raised.
+        ``best_<metric>`` metrics, a ``best_model`` tag (the lowest ``select`` metric) and
+        ``best_by`` (that metric's name); it is marked FAILED when the block raised.
 
         Parameters
         ----------
@@ -149,7 +156,7 @@ class MLflowTracker:
         scores = [c for c in table.columns if c not in _NOT_SCORES and c != "run_id"]
         best = {f"best_{c}": table[c].min() for c in scores if table[c].notna().any()}
         _runs.log_metrics(client, run_id, best)
-        key = "mae" if "mae" in scores else (scores[0] if scores else None)
+        key = self.select if self.select in scores else (scores[0] if scores else None)
         if key is not None and table[key].notna().any():
             _runs.log_tags(client, run_id, {"best_model": str(table[key].idxmin()), "best_by": key})
         if not self._table_logged:
@@ -197,7 +204,10 @@ class MLflowTracker:
             as ``<metric>/<target>``),
             ``by_horizon`` and ``by_hour`` as metric curves (``<metric>_by_step``,
             ``<metric>_by_hour``), timings, ``settings`` as ``backtest.*`` params, and its
-            tables as artifacts (``backtest/forecasts.parquet``, ``backtest/*.csv``).
+            tables as artifacts (``backtest/forecasts.parquet``, ``backtest/*.csv``). For a
+            neural model the per-epoch curves of its fitted estimator (``train_loss``,
+            ``val_loss``, step = epoch; the last fold's fit when it was refitted, tag
+            ``loss_curve_of``), see :func:`~forecast.tracking.callback.log_history`.
         data : DataFrame or dict of DataFrames, optional
             The data backtested on (fingerprinted; a dataset input is logged).
         plots : dict of str to path, optional
@@ -237,6 +247,12 @@ class MLflowTracker:
         if data is not None:
             self._log_data(client, run_id, data, "backtest")
         overall = _log_metric_tables(client, run_id, result)
+        epochs = log_history(client, run_id, fitted)
+        folds = getattr(result, "folds", None)
+        if epochs and isinstance(folds, pd.DataFrame) and len(folds):
+            last = folds.iloc[-1]
+            of = f"fold {len(folds)} of {len(folds)}, trained to {last.get('train_end')}"
+            _runs.log_tags(client, run_id, {"loss_curve_of": of})
         key = name if name not in self._summary else f"{name} ({run_id[:8]})"
         self._summary[key] = {**overall, "run_id": run_id}
         with tempfile.TemporaryDirectory() as tmp:

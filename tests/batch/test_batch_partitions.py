@@ -8,6 +8,7 @@ from mlflow import MlflowClient
 from forecast.batch import BatchError, main, run_batch
 from forecast.batch.partitions import list_partitions, run_partitions
 from forecast.models.baselines import SeasonalNaive
+from tests.batch.logcheck import errors
 from tests.conftest import make_series
 
 
@@ -88,8 +89,8 @@ def test_cli_lists_failed_partitions_and_exits_non_zero(parts, capsys):
     captured = capsys.readouterr()
     assert code == 1
     assert captured.out.count("rows\tsha256") == 3
-    assert captured.err.splitlines()[-1] == (
-        f"forecast batch: 1 of 4 partitions failed: {parts['in'] / 'bad.csv'}"
+    assert errors(captured.err).splitlines()[-1] == (
+        f"1 of 4 partitions failed: {parts['in'] / 'bad.csv'}"
     )
     (parts["in"] / "bad.csv").unlink()
     assert main([*argv, "--horizon", "24", "--no-track"]) == 0

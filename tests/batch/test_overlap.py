@@ -15,6 +15,7 @@ from forecast.batch.partitions import run_partitions
 from forecast.batch.run import forecast_file, load_forecaster
 from forecast.cli import main as cli_main
 from forecast.models.baselines import SeasonalNaive
+from tests.batch.logcheck import errors
 from tests.conftest import make_series
 
 NO_MODEL = "no-such-model"
@@ -127,8 +128,8 @@ def test_cli_refusal_is_one_line_and_exit_1(data, capsys):
     code = main(["--model", NO_MODEL, "--input", latest, "--output", latest, "--no-track"])
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
-    assert captured.err == (
-        f"forecast batch: error: output {latest} is the input {latest}: write the forecast "
+    assert errors(captured.err) == (
+        f"output {latest} is the input {latest}: write the forecast "
         "to another file; nothing was done\n"
     )
     assert state(data["tmp"]) == before

@@ -1,3 +1,5 @@
+import mmap
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -184,9 +186,13 @@ def test_peak_rss_is_measured_per_block():
     if not memory.per_block:
         pytest.skip("the peak RSS cannot be reset on this system")
     memory.start()
-    block = np.ones(50 * 2**20 // 8)  # 50 MiB, touched
+    # 50 MiB of fresh pages, touched: an anonymous mapping is never memory the allocator
+    # kept resident from earlier tests (np.ones could reuse it, and the peak not move)
+    block = mmap.mmap(-1, 50 * 2**20)
+    for offset in range(0, len(block), mmap.PAGESIZE):
+        block[offset] = 1
     big = memory.peak_mb()
-    del block
+    block.close()
     memory.start()
     small = memory.peak_mb()
     assert big - small > 40  # the second block did not inherit the first one's peak

@@ -27,6 +27,7 @@ import copy
 import functools
 import hashlib
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,7 +121,9 @@ def _command_failure(code, captured) -> CommandFailed:
     assert captured.out == "", f"a failed command wrote to stdout: {captured.out!r}"
     lines = captured.err.splitlines()
     assert len(lines) == 1, f"expected one line on stderr, got {captured.err!r}"
-    return CommandFailed(f"exit {code}: {lines[0]}")
+    # forecast batch logs "<time> ERROR forecast.batch: ..."; the cases match the message
+    line = re.sub(r"^\S+ ERROR forecast\.batch: ", "forecast batch: error: ", lines[0])
+    return CommandFailed(f"exit {code}: {line}")
 
 
 def snapshot(folder: Path) -> dict[str, str]:

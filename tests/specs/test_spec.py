@@ -140,6 +140,9 @@ def test_run_registers_the_best_model_with_its_covariate(tmp_path, new_store):
     assert parent.info.run_name == "tiny-champion"
     assert parent.data.tags["run_kind"] == "comparison"
     assert parent.data.tags["champion"] == "tso"
+    assert parent.data.tags["best_model"] == "tso" and parent.data.tags["best_by"] == "mape"
+    assert [d.dataset.name for d in parent.inputs.dataset_inputs] == ["load.csv"]
+    assert [d.dataset.name for d in run.inputs.dataset_inputs] == ["load.csv"]
     assert parent.data.tags["champion_version"] == f"tiny-load/{version.version}"
     assert version.tags["comparison_run_id"] == parent.info.run_id
     assert version.tags["selected_by"] == f"mape={table.loc['tso', 'mape']:.6g}"

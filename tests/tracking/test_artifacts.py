@@ -16,6 +16,7 @@ from forecast.batch import main, run_batch
 from forecast.batch.run import load_forecaster
 from forecast.models.baselines import Naive, SeasonalNaive
 from forecast.tracking import ArtifactError, register, track_fit, use_store
+from tests.batch.logcheck import errors
 from tests.conftest import make_series
 
 FIELD = "flavors.python_function."
@@ -182,7 +183,8 @@ def test_tampered_artifact_is_refused_by_the_batch_command(
     code = main([*argv, "--output", str(out), "--no-track"])
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
-    assert captured.err.count("\n") == 1 and f"MLmodel field '{field}'" in captured.err
+    message = errors(captured.err)  # one ERROR line among the timestamped log lines
+    assert message.count("\n") == 1 and f"MLmodel field '{field}'" in message
     assert not out.exists() and not marker.exists()
     with pytest.raises(ArtifactError, match=field):
         run_batch(root, logged["dir"] / "latest.csv", out, track=False)

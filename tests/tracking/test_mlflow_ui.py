@@ -1,8 +1,10 @@
-"""The MLflow UI as a person uses it: open the experiment, expand the comparison, add metrics.
+"""The MLflow UI as a person uses it: open the experiment, expand the comparison, add metrics,
+see which model won, open the winner's loss curve.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package; skipped
-with the reason otherwise. The screenshot goes to ``$FORECAST_UI_SCREENSHOT`` when set,
-else into the test's tmp_path.
+with the reason otherwise. The screenshots go to ``$FORECAST_UI_SCREENSHOT`` (runs table)
+and ``$FORECAST_UI_LOSS_SCREENSHOT`` (a child run's loss curve) when set, else into the
+test's tmp_path (docs/img/mlflow-runs.png and docs/img/mlflow-loss-curve.png were made so).
 """
 
 import os
@@ -19,10 +21,11 @@ from pathlib import Path
 import pytest
 from mlflow import MlflowClient
 
-from forecast.evaluation.backtest import backtest
+from forecast.evaluation.compare import compare
 from forecast.models.baselines import Naive, SeasonalNaive
+from forecast.models.recurrent import GRUForecaster
 from forecast.tracking import MLflowTracker
-from tests.conftest import make_series
+from tests.conftest import TINY_NEURAL, make_series
 
 pytestmark = pytest.mark.browser
 
@@ -44,6 +47,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+EPOCHS = 8
 SERVER_START_S = 180  # mlflow server takes 10-40 s to start on a busy 2-core machine
 PAGE_S = 60
 METRICS = ("mae", "rmse", "mape")
@@ -57,21 +61,24 @@ def free_port():
 
 @pytest.fixture(scope="module")
 def comparison(new_store):
-    """A store with one comparison: a parent run and three baseline child runs."""
+    """A store with one comparison: a parent run, three baseline and one GRU child runs."""
     uri = new_store("ui-store")
     folder = Path(uri.removeprefix("sqlite:///")).parent  # the server log goes next to it
-    df = make_series(n=24 * 10, tz="Europe/Berlin")
+    df = make_series(n=24 * 14, tz="Europe/Berlin")
     models = {
         "naive": Naive(),
         "seasonal-naive": SeasonalNaive(season="1D"),
         "seasonal-naive-2d": SeasonalNaive(season="1D", n_seasons=2),
+        "gru": GRUForecaster(**{**TINY_NEURAL, "horizon": 24, "max_epochs": EPOCHS}),
     }
     tracker = MLflowTracker(experiment="power-load-ui", tracking_uri=uri, dataset="synthetic")
-    with tracker.comparison("day-ahead comparison", df) as parent_id:
-        for name, est in models.items():
-            tracker.log_backtest(name, est, backtest(est, df, horizon=24, start="2023-01-08"), df)
+    compare(
+        models, df, tracker=tracker, name="day-ahead comparison", horizon=24,
+        start="2023-01-12", progress=False,
+    )  # fmt: skip
     client = MlflowClient(uri)
     metrics = {name: client.get_run(run_id).data.metrics for name, run_id in tracker.runs.items()}
+    parent_id = client.get_run(tracker.runs["gru"]).data.tags["mlflow.parentRunId"]
     return {
         "uri": uri,
         "experiment_id": tracker.experiment_id,
@@ -196,6 +203,20 @@ def add_column(driver, name):
     wait_for(driver, node, f"metric {name!r} in the Columns menu").click()
 
 
+def close_side_panel(driver):
+    for close in driver.find_elements(By.XPATH, "//button[@aria-label='Close']"):
+        if close.is_displayed():  # the assistant side panel
+            close.click()
+
+
+def screenshot(driver, variable, default):
+    target = Path(os.environ.get(variable) or default)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(target))
+    data = target.read_bytes()
+    assert data.startswith(b"\x89PNG") and len(data) > 20_000
+
+
 def row_text(driver, run_id):
     # ag-grid splits a row into a pinned part (run name) and a scrolling part (metrics)
     return " ".join(e.text for e in driver.find_elements(By.XPATH, f"//*[@row-id='{run_id}']"))
@@ -208,17 +229,18 @@ def test_experiment_page_lists_model_runs_with_metrics(comparison, server, brows
     parent = wait_for(
         browser, f"//*[@role='row'][.//*[{text_is('day-ahead comparison')}]]", "the comparison run"
     )
-    for close in browser.find_elements(By.XPATH, "//button[@aria-label='Close']"):
-        if close.is_displayed():  # the assistant side panel
-            close.click()
+    close_side_panel(browser)
     parent.find_element(By.XPATH, ".//button").click()  # expand the child runs
     for name in comparison["runs"]:
         wait_for(browser, f"//a[.//*[{text_is(name)}] or {text_is(name)}]", f"child run {name!r}")
-    for metric in METRICS:
-        add_column(browser, metric)
+    for column in (*METRICS, "best_model"):
+        add_column(browser, column)
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
-    for metric in METRICS:
-        wait_for(browser, f"//*[@role='columnheader'][{text_is(metric)}]", f"column {metric}")
+    for column in (*METRICS, "best_model"):
+        wait_for(browser, f"//*[@role='columnheader'][{text_is(column)}]", f"column {column}")
+    # the winner: the lowest MAPE (the spec's metric), named on the comparison's row
+    winner = min(comparison["metrics"], key=lambda name: comparison["metrics"][name]["mape"])
+    assert winner in row_text(browser, comparison["parent_id"]).split()
     for name, run_id in comparison["runs"].items():
         shown = row_text(browser, run_id)
         assert name in shown
@@ -228,8 +250,30 @@ def test_experiment_page_lists_model_runs_with_metrics(comparison, server, brows
     footer = browser.find_element(By.XPATH, "//*[contains(text(), 'matching runs')]")
     ActionChains(browser).move_to_element(footer).perform()  # no cell tooltip in the shot
     time.sleep(0.5)
-    target = Path(os.environ.get("FORECAST_UI_SCREENSHOT") or tmp_path / "mlflow_ui.png")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    assert browser.save_screenshot(str(target))
-    data = target.read_bytes()
-    assert data.startswith(b"\x89PNG") and len(data) > 20_000
+    screenshot(browser, "FORECAST_UI_SCREENSHOT", tmp_path / "mlflow_ui.png")
+
+
+def test_child_run_shows_its_loss_curve(comparison, server, browser, tmp_path):
+    run_id = comparison["runs"]["gru"]
+    browser.get(
+        f"{server}/#/experiments/{comparison['experiment_id']}/runs/{run_id}/model-metrics"
+        "?workflowType=machine_learning"
+    )
+    search = wait_for(browser, "//input[@placeholder='Search metric charts']", "the chart search")
+    close_side_panel(browser)
+    search.send_keys("loss")
+    for metric in ("train_loss", "val_loss"):
+        card = wait_for(
+            browser,
+            f"//*[@data-testid='experiment-view-compare-runs-card'][.//h4[{text_is(metric)}]]",
+            f"the {metric} chart",
+        )
+        legend = f"gru ({metric})"
+        WebDriverWait(browser, PAGE_S).until(lambda _, c=card, t=legend: t in c.text)
+        text = card.text.split()
+        assert "Step" in text  # a line over epochs, not the single bar of a final value
+        assert str(EPOCHS - 2) in text  # the x axis reaches the last epochs
+    curve = browser.find_element(By.XPATH, f"//h4[{text_is('train_loss')}]")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'start'});", curve)
+    time.sleep(1)
+    screenshot(browser, "FORECAST_UI_LOSS_SCREENSHOT", tmp_path / "mlflow_loss.png")

@@ -227,8 +227,8 @@ def test_comparison_parent_with_child_runs(store, results, tmp_path):
         pd.testing.assert_frame_equal(pd.read_parquet(local), result.forecasts)
     best = min(out[n].metrics.loc["overall", "mae"] for n in models)
     assert parent.data.metrics["best_mae"] == pytest.approx(best)
-    winner = min(models, key=lambda n: out[n].metrics.loc["overall", "mae"])
-    assert parent.data.tags["best_model"] == winner
+    winner = min(models, key=lambda n: out[n].metrics.loc["overall", "mape"])
+    assert parent.data.tags["best_model"] == winner and parent.data.tags["best_by"] == "mape"
     assert [f.path for f in client.list_artifacts(parent_id)] == ["comparison.csv"]
     assert "best_n_scored" not in parent.data.metrics
     exp = client.get_experiment(parent.info.experiment_id)
