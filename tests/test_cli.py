@@ -96,6 +96,8 @@ def test_backtest_command_prints_metrics(tmp_path, csv, capsys):
     )
     printed = capsys.readouterr().out
     assert "mape" in printed and "overall" in printed
+    n = [line.split("|")[-2].strip() for line in printed.splitlines() if "| overall" in line]
+    assert n == ["96"]  # a count, printed as an integer (not 96.000)
     assert len(pd.read_csv(out)) == 4 * 24
 
 
@@ -217,7 +219,7 @@ def test_top_level_help_lists_every_command_with_one_line(capsys, width80):
     text = help_text([], capsys)
     listed = text.split("  COMMAND\n")[1].split("\n\noptions:")[0]
     names = [line.split()[0] for line in listed.splitlines() if line.startswith("    ")]
-    assert names == ["demo", "fit", "predict", "backtest", "run", "tune", "data", "batch"]
+    assert names == ["demo", "fit", "predict", "backtest", "run", "tune", "data", "batch", "serve"]
 
 
 @pytest.mark.parametrize(
@@ -237,23 +239,32 @@ def test_missing_dataset_message_says_how_to_get_it(tmp_path, name, hint):
     assert "with see" not in str(err.value)
 
 
-def test_threads_option_sets_torch_threads_before_the_command(tmp_path, capsys):
+def test_threads_option_sets_torch_threads_in_the_command_and_restores_them(
+    tmp_path, capsys, monkeypatch
+):
     import torch
 
-    before = torch.get_num_threads()
-    path = tmp_path / "load.csv"
-    make_series(24 * 10).to_csv(path, index_label="time")
-    out = tmp_path / "m"
+    import forecast.specs.commands
+
     seen = []
-    try:
-        argv = ["--threads", "1", "fit", "--data", str(path), "--model", "seasonal-naive"]
-        assert main([*argv, "--out", str(out)]) == 0
+
+    def fake_fit(args):
         seen.append(torch.get_num_threads())
+        return 0
+
+    monkeypatch.setattr(forecast.specs.commands, "fit_command", fake_fit)
+    before = torch.get_num_threads()
+    argv = ["fit", "--data", "x.csv", "--model", "gru", "--out", str(tmp_path / "m")]
+    try:
+        torch.set_num_threads(1)
+        assert main(["--threads", "3", *argv]) == 0
+        assert torch.get_num_threads() == 1  # restored after the command
+        assert main(argv) == 0  # auto: never more than torch's own setting
     finally:
         torch.set_num_threads(before)
-    assert seen == [1]
+    assert seen == [3, 1]
     with pytest.raises(SystemExit):
-        main(["--threads", "0", "fit", "--data", str(path)])
+        main(["--threads", "0", "fit", "--data", str(tmp_path)])
     assert "expected a whole number >= 1, got '0'" in capsys.readouterr().err
 
 
@@ -315,3 +326,17 @@ def test_backtest_end_beyond_the_data_warns_on_stderr(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("forecast backtest: error: test period start=")
     assert "2023-03-24 23:00:00+00:00" in err[0]
+
+
+def test_fit_reports_epochs_on_stderr_unless_quiet(tmp_path, csv, capsys):
+    path, _ = csv
+    argv = ["fit", "--model", "gru", "--data", str(path), "--param", "max_epochs=2"]
+    argv += ["--param", "hidden_size=4", "--param", "context_length=24", "--param", "horizon=6"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3, err
+    assert err[0].startswith("gru: epoch 1/2 train_loss=") and err[0].endswith(" s)")
+    assert err[1].startswith("gru: epoch 2/2 train_loss=")
+    assert err[2].startswith("gru: trained 2 epoch(s) in ")
+    assert main([*argv, "--out", str(tmp_path / "b"), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

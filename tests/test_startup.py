@@ -8,6 +8,7 @@ runs every case (each new interpreter costs seconds of torch and pandas imports)
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -58,3 +59,40 @@ print(sorted(m for m in ("mlflow", "ray") if m in sys.modules))
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+HEAVY = ("torch", "mlflow", "pandas", "sklearn", "ray")
+
+
+def test_help_and_usage_errors_import_nothing_heavy():
+    script = f"""
+import os, sys
+assert "OMP_WAIT_POLICY" not in os.environ
+import forecast
+assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"  # OpenMP told not to spin
+assert "GRUForecaster" in dir(forecast) and "_HOMES" not in dir(forecast)
+from forecast.cli import main
+codes = []
+usage = (["fit", "--model", "x"], ["nosuch"], ["--threads", "0"])
+for argv in (["--help"], ["fit", "--help"], *usage):
+    try:
+        main(argv)
+    except SystemExit as stop:
+        codes.append(stop.code)
+print(codes, sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)
+"""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "[0, 0, 2, 2, 2] []"
+
+
+def test_a_users_openmp_wait_policy_is_kept():
+    script = "import os, forecast; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {**os.environ, "OMP_WAIT_POLICY": "ACTIVE"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.stdout.strip() == "ACTIVE", done.stderr

@@ -3,16 +3,29 @@
 A saved folder names its estimator (``"lstm"``, ``"conformal"``, or a name given to
 :func:`register_estimator`) and loading looks the class up here, so a folder never names a
 module to import. The packages that define the built-in estimators enter them with
-:func:`register_builtin` when they are imported (importing any part of ``forecast`` imports
-them all); this module imports no estimator.
+:func:`register_builtin` when they are imported; a look-up imports those packages first (by
+name: ``import forecast`` no longer imports them all). No estimator is imported at the top.
 """
 
 from __future__ import annotations
+
+import importlib
+import sys
 
 from sklearn.base import BaseEstimator
 
 _BUILTIN: dict[str, type] = {}  # short name -> class, entered by the defining packages
 _REGISTERED: dict[str, type] = {}  # classes added by register_estimator
+# The packages that enter the built-ins. ``import forecast`` loads its names lazily (a fast
+# start-up), so a look-up imports them first: by fixed name, as they sit above this layer.
+_HOMES = ("forecast.models", "forecast.combine", "forecast.probabilistic")
+
+
+def _builtins() -> dict[str, type]:
+    for home in _HOMES:
+        if home not in sys.modules:
+            importlib.import_module(home)  # a fixed name from _HOMES, never from input
+    return _BUILTIN
 
 
 def register_builtin(cls: type, name: str) -> None:
@@ -25,7 +38,7 @@ def register_builtin(cls: type, name: str) -> None:
 
 def builtin_names() -> dict[str, type]:
     """Return the built-in short names and their classes (a copy)."""
-    return dict(_BUILTIN)
+    return dict(_builtins())
 
 
 def is_forecaster(value: object) -> bool:
@@ -68,7 +81,7 @@ def register_estimator(cls: type, name: str | None = None) -> str:
     name = f"{cls.__module__}.{cls.__qualname__}" if name is None else name
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"estimator name must be a non-empty string, got {name!r}")
-    if name.lower() in _BUILTIN:
+    if name.lower() in _builtins():
         raise ValueError(f"{name!r} is the name of a built-in estimator; choose another name")
     other = _REGISTERED.get(name)
     if other is not None and other is not cls:
@@ -87,7 +100,7 @@ def estimator_name(cls: type) -> str:
     TypeError
         If ``cls`` is not registered.
     """
-    for table in (_BUILTIN, _REGISTERED):
+    for table in (_builtins(), _REGISTERED):
         for name, registered in table.items():
             if registered is cls:
                 return name
@@ -97,7 +110,7 @@ def estimator_name(cls: type) -> str:
     )
 
 
-def estimator_class(name: str) -> type:
+def estimator_class(name: object) -> type:
     """Return the class registered under exactly ``name`` (as stored in saved folders).
 
     Raises
@@ -105,7 +118,7 @@ def estimator_class(name: str) -> type:
     ValueError
         If no class is registered under ``name``.
     """
-    if isinstance(name, str) and name in _BUILTIN:
+    if isinstance(name, str) and name in _builtins():
         return _BUILTIN[name]
     if isinstance(name, str) and name in _REGISTERED:
         return _REGISTERED[name]
@@ -132,7 +145,7 @@ def get_estimator(name: str) -> type:
     if name in _REGISTERED:
         return _REGISTERED[name]
     key = name.lower()
-    if key in _BUILTIN:
+    if key in _builtins():
         return _BUILTIN[key]
     for cls in _BUILTIN.values():
         if cls.__name__.lower() == key:

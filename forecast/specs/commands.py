@@ -141,7 +141,7 @@ def backtest_command(args: argparse.Namespace) -> int:
             warnings.showwarning(
                 warning.message, warning.category, warning.filename, warning.lineno
             )
-    print(result.metrics.to_markdown(floatfmt=".3f"))
+    print(result.metrics.astype(object).to_markdown(floatfmt=".3f"))  # object: counts stay int
     if args.output:
         write_frame(result.forecasts, args.output)
     return 0
@@ -162,5 +162,5 @@ def run_command(args: argparse.Namespace) -> int:
     """
     with progress(args.quiet):
         table = run_spec(args.spec, args.output, progress=not args.quiet)
-    print(table.to_markdown(floatfmt=".3f"))
+    print(table.astype(object).to_markdown(floatfmt=".3f"))  # object: counts stay int
     return 0

@@ -34,6 +34,7 @@ from forecast.training.losses import (  # noqa: F401  (public here before foreca
 )
 from forecast.training.optim import build_optimizer
 from forecast.training.progress import epoch_progress
+from forecast.training.threads import torch_threads
 from forecast.training.windows import StreamChunks, WindowDataset, even_slices
 
 SCHEDULERS = (None, "cosine", "plateau", "step")
@@ -200,11 +201,7 @@ def _set_rng_state(rng: np.random.Generator, state: dict, device: str) -> None:
     rng.bit_generator.state = state["numpy"]
 
 
-def _progress(config: TrainConfig, start: int):
-
-    return epoch_progress(config.max_epochs, start, config.verbose)
-
-
+@torch_threads()  # never more threads than free cores (forecast.training.threads)
 def train(
     net: nn.Module,
     train_data: WindowDataset | StreamChunks,
@@ -254,7 +251,7 @@ def train(
         run = _resume(path, config.signature, net, optimizer, scheduler, rng, device) or run
     history, best = run["history"], run["best"]
     model, train_data = data_parallel(net, train_data)
-    bar = _progress(config, run["epoch"] + 1)
+    bar = epoch_progress(config.max_epochs, run["epoch"] + 1, config.verbose)
     for epoch in range(run["epoch"] + 1, config.max_epochs):
         if best["stopped"]:
             break

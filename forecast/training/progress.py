@@ -26,6 +26,7 @@ one thread, so fits elsewhere (other threads, Ray workers) are unaffected.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -36,7 +37,14 @@ from dataclasses import dataclass, replace
 from tqdm import tqdm
 from tqdm.auto import tqdm as auto_tqdm
 
-__all__ = ["EpochProgress", "epoch_progress", "fold", "log_to_stderr", "progress_context"]
+__all__ = [
+    "EpochProgress",
+    "epoch_progress",
+    "fold",
+    "log_to_stderr",
+    "progress_context",
+    "quiet_libraries",
+]
 
 ROOT_LOGGER = "forecast"
 _training_log = logging.getLogger("forecast.training")
@@ -219,3 +227,41 @@ def log_to_stderr(level: int = logging.INFO) -> Iterator[logging.Handler]:
     finally:
         logger.removeHandler(handler)
         logger.setLevel(saved)
+
+
+QUIET_LOGGERS = ("mlflow", "alembic")  # INFO lines that would mix with the progress
+QUIET_ENV = {  # MLflow reads these when imported, and when it downloads artifacts
+    "MLFLOW_LOGGING_LEVEL": "WARNING",
+    "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
+}
+
+
+@contextmanager
+def quiet_libraries(level: int = logging.WARNING) -> Iterator[None]:
+    """Keep other libraries' INFO lines and bars (MLflow's, alembic's) off stderr in the block.
+
+    MLflow sets its loggers' level when it is imported, from ``MLFLOW_LOGGING_LEVEL``: the
+    variables of :data:`QUIET_ENV` are set (those the user has not set) for an import inside
+    the block, and the loggers of an MLflow imported before are raised to ``level``.
+    Everything is restored on exit.
+
+    Parameters
+    ----------
+    level : int
+        Lowest level those loggers still print.
+    """
+    saved_env = {key: os.environ.get(key) for key in QUIET_ENV}
+    for key, value in QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    loggers = [logging.getLogger(name) for name in QUIET_LOGGERS]
+    saved = [log.level for log in loggers]
+    for log in loggers:
+        log.setLevel(max(log.level, level))
+    try:
+        yield
+    finally:
+        for log, old in zip(loggers, saved, strict=True):
+            log.setLevel(old)
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
