@@ -270,6 +270,8 @@ def test_child_run_shows_its_loss_curve(comparison, server, browser, tmp_path):
         )
         legend = f"gru ({metric})"
         WebDriverWait(browser, PAGE_S).until(lambda _, c=card, t=legend: t in c.text)
+        # the axes are drawn after the legend: wait for them (a busy machine takes seconds)
+        WebDriverWait(browser, PAGE_S).until(lambda _, c=card: "Step" in c.text.split())
         text = card.text.split()
         assert "Step" in text  # a line over epochs, not the single bar of a final value
         assert str(EPOCHS - 2) in text  # the x axis reaches the last epochs
