@@ -13,6 +13,7 @@ neural model.)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -89,8 +90,8 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
 
     def __init__(
         self,
-        estimators: list | None = None,
-        weights: Sequence | np.ndarray | pd.DataFrame | None = None,
+        estimators: list[tuple[str, BaseForecaster]] | None = None,
+        weights: Sequence[Any] | np.ndarray | pd.DataFrame | None = None,
         weights_by: str | None = None,
     ) -> None:
         self.estimators = estimators
@@ -98,11 +99,11 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         self.weights_by = weights_by
 
     # ------------------------------------------------------------ parameters
-    def get_params(self, deep: bool = True) -> dict:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Parameters, with each member's as ``<name>__<param>`` when ``deep``."""
         return self._get_params("estimators", deep=deep)
 
-    def set_params(self, **params) -> EnsembleForecaster:
+    def set_params(self, **params: Any) -> EnsembleForecaster:
         """Set parameters, members by name and their parameters as ``<name>__<param>``."""
         self._set_params("estimators", **params)
         return self
@@ -128,7 +129,7 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
                     f"BaseForecaster), got {est!r}"
                 )
         self._validate_names([name for name, _ in members])
-        return [tuple(pair) for pair in members]
+        return [(name, est) for name, est in members]
 
     def _normalised_weights(self) -> np.ndarray:
         names = [name for name, _ in self._members()]
@@ -138,8 +139,9 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         self._normalised_weights()
 
     # ----------------------------------------------------------- delegation
-    def _covariate_names(self) -> tuple[list, list]:
-        future, past = [], []
+    def _covariate_names(self) -> tuple[list[str], list[str]]:
+        future: list[str] = []
+        past: list[str] = []
         for _, est in self._members():
             f, p = est._covariate_names()
             future += [c for c in f if c not in future]
@@ -162,18 +164,19 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         return ()
 
     @property
-    def named_estimators_(self) -> dict:
+    def named_estimators_(self) -> dict[str, BaseForecaster]:
         """The fitted members by name."""
         check_is_fitted(self, "estimators_")
         return dict(zip(self.names_, self.estimators_, strict=True))
 
     @property
-    def train_tail_(self) -> dict:
+    def train_tail_(self) -> dict[Any, pd.DataFrame]:  # type: ignore[override]  # see below
+        # BaseForecaster assigns train_tail_ in _prepare_fit; an ensemble derives it
         """The longest history a member keeps for ``predict`` without history."""
         tails = [est.train_tail_ for est in self.estimators_]
         return max(tails, key=lambda t: sum(len(f) for f in t.values()))
 
-    def _own_columns(self, data, est: BaseForecaster):
+    def _own_columns(self, data: Any, est: BaseForecaster) -> Any:
         """Drop from ``data`` the covariates only other members declare (a new container)."""
         if data is None:
             return None
@@ -195,7 +198,7 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         frames, _ = V.split_series(X, "X")
         W.check_hourly_data(frames, self.weights_by)
 
-    def _fit_frames(self, X: FrameLike, prepared: None, callbacks: list) -> None:
+    def _fit_frames(self, X: FrameLike, prepared: None, callbacks: list[Any]) -> None:
         """Fit a clone of every member on ``X`` (its targets and its own covariates)."""
         members = self._members()
         epochs = [EpochsOnly(c) for c in callbacks]
@@ -216,7 +219,7 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         self.future_covariates_, self.past_covariates_ = self._covariate_names()
 
     # -------------------------------------------------------------- predict
-    def _select_levels(self, quantiles: bool | tuple | None) -> tuple[float, ...]:
+    def _select_levels(self, quantiles: bool | tuple[float, ...] | None) -> tuple[float, ...]:
         if quantiles is not None and quantiles is not False:
             raise ValueError(
                 "EnsembleForecaster combines point forecasts only, not quantiles: drop "
@@ -224,7 +227,14 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
             )
         return ()
 
-    def _predict_frames(self, horizon, history, future, levels, max_horizon) -> FrameLike:
+    def _predict_frames(
+        self,
+        horizon: int,
+        history: Any,
+        future: Any,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
+    ) -> FrameLike:
         """Weighted mean of the members' forecasts (``history`` cut to each one's columns)."""
         forecasts = [
             est.predict(
@@ -239,7 +249,14 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
             return {k: self._combine([f[k] for f in forecasts]) for k in forecasts[0]}
         return self._combine(forecasts)
 
-    def _predict_origins_frames(self, data, origins, horizon, levels, max_horizon):
+    def _predict_origins_frames(
+        self,
+        data: Any,
+        origins: Any,
+        horizon: int,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
+    ) -> pd.DataFrame:
         """Weighted mean of the members' forecasts from every origin."""
         forecasts = [
             est.predict_origins(

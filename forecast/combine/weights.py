@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,7 +51,8 @@ def _flat(weights: object, n: int) -> np.ndarray:
     for i, value in enumerate(w):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"weights[{i}] must be a number, got {value!r}")
-        if not np.isfinite(value) or value < 0:
+        # numpy's stubs take float, not numbers.Real; np.isfinite decides what is accepted
+        if not np.isfinite(value) or value < 0:  # type: ignore[call-overload]
             raise ValueError(f"weights[{i}] = {value!r}: weights must be finite and >= 0")
     total = float(sum(float(v) for v in w))
     if total == 0:
@@ -79,7 +81,7 @@ def _hourly(weights: object, names: list[str]) -> np.ndarray:
             where = f"weights[{hour}][{i}] (hour {hour}, member {names[i]!r})"
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"{where} must be a number, got {value!r}")
-            if not np.isfinite(value) or value < 0:
+            if not np.isfinite(value) or value < 0:  # type: ignore[call-overload]  # as above
                 raise ValueError(f"{where} = {value!r}: weights must be finite and >= 0")
             out[hour, i] = float(value)
         total = out[hour].sum()
@@ -92,7 +94,7 @@ def _hourly(weights: object, names: list[str]) -> np.ndarray:
     return out
 
 
-def _rows(weights: object, names: list[str], shape: str) -> list:
+def _rows(weights: object, names: list[str], shape: str) -> list[Any]:
     """Return the rows of a list of lists, a 2-D array or a DataFrame (hours x members)."""
     if isinstance(weights, pd.DataFrame):
         columns = list(weights.columns)
@@ -118,7 +120,7 @@ def _rows(weights: object, names: list[str], shape: str) -> list:
     return list(weights)
 
 
-def check_hourly_data(frames: dict, weights_by: object) -> None:
+def check_hourly_data(frames: dict[Any, pd.DataFrame], weights_by: object) -> None:
     """Refuse data sampled more coarsely than hourly when weights vary by hour."""
     if weights_by != "hour":
         return

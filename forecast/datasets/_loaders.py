@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -24,11 +25,11 @@ def _data_files(folder: Path, pattern: str) -> list[Path]:
     return [chosen[k] for k in sorted(chosen)]
 
 
-def load_entsoe(folder: Path, **options) -> pd.DataFrame:
+def load_entsoe(folder: Path, **options: Any) -> pd.DataFrame:
     return read_entsoe(_data_files(folder, "*.csv"), **options)
 
 
-def load_smard(folder: Path, **options) -> pd.DataFrame:
+def load_smard(folder: Path, **options: Any) -> pd.DataFrame:
     return read_smard(_data_files(folder, "*.csv")[0], **options)
 
 
@@ -71,7 +72,11 @@ def load_ett(folder: Path, file: str = "ETTh1.csv") -> pd.DataFrame:
 
 
 def load_cmu_expmap(
-    folder: Path, split: str | None = None, step: int = 2, drop_constant: bool = False, **options
+    folder: Path,
+    split: str | None = None,
+    step: int = 2,
+    drop_constant: bool = False,
+    **options: Any,
 ) -> dict[str, pd.DataFrame]:
     def read_split(part: str) -> dict[str, pd.DataFrame]:
         return {
@@ -98,7 +103,7 @@ def load_cmu_expmap(
     return frames
 
 
-def load_cmu_bvh(folder: Path) -> dict:
+def load_cmu_bvh(folder: Path) -> dict[str, Any]:
     return {p.name.split(".")[0]: read_bvh(p) for p in _data_files(folder, "*.bvh")}
 
 
@@ -127,5 +132,5 @@ def load_elecdemand(folder: None) -> pd.DataFrame:
     return frame
 
 
-def load_opsd(folder: Path, **options) -> pd.DataFrame:
+def load_opsd(folder: Path, **options: Any) -> pd.DataFrame:
     return read_opsd(_data_files(folder, "time_series_60min_singleindex.csv")[0], **options)

@@ -28,7 +28,9 @@ def parse_wall(cells: pd.Series, fmt: str) -> pd.DatetimeIndex:
     Uses pyarrow's vectorised ``strptime`` (about ten times faster than pandas' for the
     day-first formats of ENTSO-E and SMARD).
     """
-    array = pa.array(cells.to_numpy(dtype=object, na_value=None), type=pa.string())
+    # pandas-stubs leave None out of na_value's types; pandas takes it (missing cells -> None)
+    cells_or_none = cells.to_numpy(dtype=object, na_value=None)  # type: ignore[call-overload]
+    array = pa.array(cells_or_none, type=pa.string())
     parsed = pc.strptime(array, format=fmt, unit="s", error_is_null=True)
     return pd.DatetimeIndex(parsed.to_numpy(zero_copy_only=False)).as_unit("ns")
 

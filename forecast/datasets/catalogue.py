@@ -16,9 +16,10 @@ and 4 in turn, so fetched datasets in ``data/cache`` are found next to staged on
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -80,8 +81,11 @@ class DatasetInfo:
     description: str
     source: str
     licence: str
-    loader: Callable = field(repr=False)
-    files: Callable = field(repr=False, default=lambda: [])
+    loader: Callable[..., Any] = field(repr=False)
+    # (file name, URL, sha256 or None) of each file `forecast data fetch` downloads
+    files: Callable[[], Sequence[tuple[str, str, str | None]]] = field(
+        repr=False, default=lambda: []
+    )
 
 
 def resolve_data_dir(data_dir: str | Path | None = None, dataset: str | None = None) -> Path:
@@ -238,7 +242,7 @@ def list_datasets(data_dir: str | Path | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def load(name: str, data_dir: str | Path | None = None, **options):
+def load(name: str, data_dir: str | Path | None = None, **options: Any) -> Any:
     """Load a catalogue dataset from the local data folder.
 
     Parameters

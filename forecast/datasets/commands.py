@@ -42,7 +42,9 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_data_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_data_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     """Add the ``data`` sub-command (``list``, ``fetch NAME``) to a sub-parser set.
 
     Parameters

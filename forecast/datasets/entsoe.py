@@ -6,6 +6,7 @@ import re
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ _ZONE = re.compile(r"\b([A-Z]{3})\|([^\s|\"]+)\s*$")
 _HEADER_TZ = (("UTC", "UTC"), ("CET", "Europe/Berlin"))
 
 
-def _as_paths(paths: str | Path | Iterable) -> list[Path]:
+def _as_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     if isinstance(paths, (str, Path)):
         paths = [paths]
     out: list[Path] = []
@@ -138,8 +139,8 @@ def _read_one(path: Path, timezone: str | None) -> tuple[pd.DataFrame, pd.Timede
     return frame, freq, sorted(zones)
 
 
-def _zone_periods(parts: list[tuple[Path, pd.DataFrame, list[str]]]) -> list[dict]:
-    periods: list[dict] = []
+def _zone_periods(parts: list[tuple[Path, pd.DataFrame, list[str]]]) -> list[dict[str, Any]]:
+    periods: list[dict[str, Any]] = []
     for path, frame, zones in parts:
         zone = "+".join(zones) if zones else None
         has_value = frame.notna().any(axis=1).to_numpy()
@@ -160,7 +161,9 @@ def _zone_periods(parts: list[tuple[Path, pd.DataFrame, list[str]]]) -> list[dic
     return periods
 
 
-def read_entsoe(paths: str | Path | Iterable, timezone: str | None = None) -> pd.DataFrame:
+def read_entsoe(
+    paths: str | Path | Iterable[str | Path], timezone: str | None = None
+) -> pd.DataFrame:
     """Read ENTSO-E "Total Load - Day Ahead / Actual" exports into one regular UTC frame.
 
     Parameters

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -50,7 +53,7 @@ def missing_runs(series: pd.Series, freq: str | pd.Timedelta | None = None) -> p
 
 
 def find_gaps(
-    df: pd.DataFrame, columns: list | None = None, freq: str | pd.Timedelta | None = None
+    df: pd.DataFrame, columns: list[Hashable] | None = None, freq: str | pd.Timedelta | None = None
 ) -> pd.DataFrame:
     """Summarise the missing values of each column; gaps are reported, never filled.
 
@@ -93,7 +96,7 @@ def find_gaps(
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def gap_summary(df: pd.DataFrame) -> dict:
+def gap_summary(df: pd.DataFrame) -> dict[str, Any]:
     """Plain-dict form of :func:`find_gaps` for ``DataFrame.attrs`` (ISO strings, ints)."""
     table = find_gaps(df)
     out = {}

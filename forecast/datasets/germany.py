@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -88,7 +89,7 @@ def german_load(
     return local.tz_convert(timezone)
 
 
-def _local(bound):
+def _local(bound: Any) -> Any:
     """Read a naive Timestamp bound as German local time (strings are, by pandas' slicing)."""
     if isinstance(bound, pd.Timestamp) and bound.tz is None:
         return bound.tz_localize(GERMAN_TIMEZONE)

@@ -150,7 +150,8 @@ def read_expmap(
         if unknown:
             raise ValueError(f"{path.name}: drop_constant names unknown columns {unknown[:5]}")
         drop += list(drop_constant)
-    frame = frame.drop(columns=sorted(set(drop), key=columns.index))
+    dropped = sorted(set(drop), key=columns.index)
+    frame = frame.drop(columns=dropped)
     frame.attrs = {
         "skeleton": _SKELETONS.get(len(columns)),
         "frame_rate": frame_rate / step,

@@ -92,15 +92,15 @@ class BacktestResult:
     predict_seconds: float
     total_seconds: float
     estimator: Any = None
-    settings: dict = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 def backtest(
     estimator: Any,
-    data: pd.DataFrame | dict,
+    data: pd.DataFrame | dict[Any, pd.DataFrame],
     *,
     horizon: int | None = None,
-    origins: str | Sequence | pd.DatetimeIndex | None = None,
+    origins: str | Sequence[Any] | pd.DatetimeIndex | None = None,
     start: str | pd.Timestamp | None = None,
     end: str | pd.Timestamp | None = None,
     lead: int = 0,
@@ -110,7 +110,8 @@ def backtest(
     protocol: str | None = None,
     timezone: str = "Europe/Berlin",
     target: str | Sequence[str] | None = None,
-    metrics: Sequence[str | Callable] | Mapping[str, Callable] = DEFAULT_METRICS,
+    metrics: Sequence[str | Callable[..., Any]]
+    | Mapping[str, Callable[..., Any]] = DEFAULT_METRICS,
     mase_season: int | str = 1,
     name: str | None = None,
     tracker: Any = None,
@@ -238,16 +239,16 @@ def backtest(
         index=index,
         timezone=timezone,
     )
-    folds = pd.DataFrame(fold_rows)
+    fold_table = pd.DataFrame(fold_rows)
     result = BacktestResult(
         forecasts=forecasts,
         metrics=by_target,
         by_horizon=by_step,
         by_hour=by_hour,
-        folds=folds,
+        folds=fold_table,
         origins=index[plan.origin_pos],
-        fit_seconds=float(folds["fit_seconds"].sum()),
-        predict_seconds=float(folds["predict_seconds"].sum()),
+        fit_seconds=float(fold_table["fit_seconds"].sum()),
+        predict_seconds=float(fold_table["predict_seconds"].sum()),
         total_seconds=0.0,
         estimator=fitted,
         settings={
@@ -271,7 +272,9 @@ def backtest(
     return result
 
 
-def run_fold(shared: tuple, job: tuple) -> tuple[list, dict, Any]:
+def run_fold(
+    shared: tuple[Any, ...], job: tuple[Any, ...]
+) -> tuple[list[pd.DataFrame], dict[str, Any], Any]:
     """Fit one fold's clone and forecast its origins; return (forecasts, fold row, fitted).
 
     The fitted clone is returned for the last fold only (None for the others).
@@ -315,13 +318,15 @@ def run_fold(shared: tuple, job: tuple) -> tuple[list, dict, Any]:
 
 
 # ---------------------------------------------------------------------- data plumbing
-def _quantile_levels(fitted: Any) -> tuple:
+def _quantile_levels(fitted: Any) -> tuple[float, ...]:
     """Quantile levels a fitted estimator forecasts (none for point forecasters)."""
     levels = getattr(fitted, "_quantile_levels", None)
     return tuple(levels()) if callable(levels) else ()
 
 
-def _select_columns(estimator: Any, frames: dict, target) -> dict:
+def _select_columns(
+    estimator: Any, frames: dict[Any, pd.DataFrame], target: str | Sequence[str] | None
+) -> dict[Any, pd.DataFrame]:
     """Keep the target columns and the covariates the estimator declares."""
     if target is None:
         return frames
@@ -336,7 +341,7 @@ def _select_columns(estimator: Any, frames: dict, target) -> dict:
     return out
 
 
-def _n_rows(train, kind: str) -> int:
+def _n_rows(train: Any, kind: str) -> int:
     if kind == "dict":
         return len(next(iter(train.values())))
     return len(train)
@@ -346,10 +351,10 @@ def _tidy(
     pred: pd.DataFrame,
     plan: Plan,
     index: pd.DatetimeIndex,
-    frames: dict,
+    frames: dict[Any, pd.DataFrame],
     kind: str,
-    targets: list,
-    levels: tuple = (),
+    targets: list[str],
+    levels: tuple[float, ...] = (),
 ) -> pd.DataFrame:
     """Keep the scored steps of each origin, add actuals, and melt to one row per value."""
     origin_pos = pd.Series(plan.origin_pos, index=index[plan.origin_pos])

@@ -12,12 +12,15 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from forecast.evaluation.nan_policy import Axis, _aligned, _mean
 from forecast.frames.quantiles import central_pairs, check_levels
 
 
-def _levels_and_forecasts(y_true, y_quantiles, quantiles):
+def _levels_and_forecasts(
+    y_true: ArrayLike, y_quantiles: ArrayLike, quantiles: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Broadcast a single level to a level axis; check the shapes agree."""
     single = isinstance(quantiles, numbers.Real) and not isinstance(quantiles, bool)
     levels = np.asarray(check_levels((quantiles,) if single else quantiles), dtype=float)
@@ -34,7 +37,9 @@ def _levels_and_forecasts(y_true, y_quantiles, quantiles):
     return true, pred, levels
 
 
-def _pinball_terms(y_true, y_quantiles, quantiles, nan_policy):
+def _pinball_terms(
+    y_true: ArrayLike, y_quantiles: ArrayLike, quantiles: ArrayLike, nan_policy: str
+) -> tuple[np.ndarray, np.ndarray]:
     true, pred, levels = _levels_and_forecasts(y_true, y_quantiles, quantiles)
     columns = {f"y_quantiles[..., {k}]": pred[..., k] for k in range(len(levels))}
     arrays = {"y_true": true, **columns}
@@ -45,7 +50,12 @@ def _pinball_terms(y_true, y_quantiles, quantiles, nan_policy):
 
 
 def pinball_loss(
-    y_true, y_quantiles, quantiles, *, axis: Axis = None, nan_policy: str = "omit"
+    y_true: ArrayLike,
+    y_quantiles: ArrayLike,
+    quantiles: ArrayLike,
+    *,
+    axis: Axis = None,
+    nan_policy: str = "omit",
 ) -> float | np.ndarray:
     """Pinball (quantile) loss, averaged over levels and over ``axis``.
 
@@ -81,7 +91,12 @@ def pinball_loss(
 
 
 def crps(
-    y_true, y_quantiles, quantiles, *, axis: Axis = None, nan_policy: str = "omit"
+    y_true: ArrayLike,
+    y_quantiles: ArrayLike,
+    quantiles: ArrayLike,
+    *,
+    axis: Axis = None,
+    nan_policy: str = "omit",
 ) -> float | np.ndarray:
     """Continuous ranked probability score approximated from a set of quantiles.
 
@@ -103,7 +118,9 @@ def crps(
     return 2.0 * pinball_loss(y_true, y_quantiles, quantiles, axis=axis, nan_policy=nan_policy)
 
 
-def _interval(y_true, lower, upper, nan_policy):
+def _interval(
+    y_true: ArrayLike, lower: ArrayLike, upper: ArrayLike, nan_policy: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     (true, lo, hi), mask = _aligned({"y_true": y_true, "lower": lower, "upper": upper}, nan_policy)
     crossed = (lo > hi) & mask
     if crossed.any():
@@ -115,7 +132,12 @@ def _interval(y_true, lower, upper, nan_policy):
 
 
 def coverage(
-    y_true, lower, upper, *, axis: Axis = None, nan_policy: str = "omit"
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    axis: Axis = None,
+    nan_policy: str = "omit",
 ) -> float | np.ndarray:
     """Empirical coverage: the fraction of actuals inside ``[lower, upper]`` (bounds count).
 
@@ -141,7 +163,12 @@ def coverage(
 
 
 def interval_width(
-    y_true, lower, upper, *, axis: Axis = None, nan_policy: str = "omit"
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    *,
+    axis: Axis = None,
+    nan_policy: str = "omit",
 ) -> float | np.ndarray:
     """Mean width ``upper - lower`` of the intervals whose actual is scored.
 
@@ -153,7 +180,13 @@ def interval_width(
 
 
 def winkler_score(
-    y_true, lower, upper, coverage_level: float, *, axis: Axis = None, nan_policy: str = "omit"
+    y_true: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    coverage_level: float,
+    *,
+    axis: Axis = None,
+    nan_policy: str = "omit",
 ) -> float | np.ndarray:
     """Winkler (interval) score of central intervals of nominal coverage ``coverage_level``.
 
@@ -189,7 +222,7 @@ def winkler_score(
 
 
 def interval_scores(
-    y_true, y_quantiles, quantiles, *, nan_policy: str = "omit"
+    y_true: ArrayLike, y_quantiles: ArrayLike, quantiles: ArrayLike, *, nan_policy: str = "omit"
 ) -> dict[float, dict[str, float]]:
     """Coverage, mean width and Winkler score of every central interval of a quantile set.
 
@@ -223,10 +256,9 @@ def interval_scores(
     out = {}
     for nominal, lo, hi in central_pairs(levels):
         lower, upper = pred[..., position[lo]], pred[..., position[hi]]
-        kw = {"nan_policy": nan_policy}
         out[nominal] = {
-            "coverage": float(coverage(true, lower, upper, **kw)),
-            "width": float(interval_width(true, lower, upper, **kw)),
-            "winkler": float(winkler_score(true, lower, upper, nominal, **kw)),
+            "coverage": float(coverage(true, lower, upper, nan_policy=nan_policy)),
+            "width": float(interval_width(true, lower, upper, nan_policy=nan_policy)),
+            "winkler": float(winkler_score(true, lower, upper, nominal, nan_policy=nan_policy)),
         }
     return out

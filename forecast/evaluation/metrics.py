@@ -28,8 +28,10 @@ Percentages (:func:`mape`, :func:`smape`) are in percent. :func:`bias` is
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from forecast.datasets.rotations import expmap_to_euler
 from forecast.evaluation.interval_metrics import (  # noqa: F401  (public here)
@@ -43,7 +45,9 @@ from forecast.evaluation.interval_metrics import (  # noqa: F401  (public here)
 from forecast.evaluation.nan_policy import NAN_POLICIES, Axis, _first, _mean, _pairs, _same_shape  # noqa: F401
 
 
-def mse(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> float | np.ndarray:
+def mse(
+    y_true: ArrayLike, y_pred: ArrayLike, *, axis: Axis = None, nan_policy: str = "omit"
+) -> float | np.ndarray:
     """Mean squared error.
 
     Parameters
@@ -63,26 +67,32 @@ def mse(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> float
     return _mean((p - t) ** 2, mask, axis)
 
 
-def rmse(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> float | np.ndarray:
+def rmse(
+    y_true: ArrayLike, y_pred: ArrayLike, *, axis: Axis = None, nan_policy: str = "omit"
+) -> float | np.ndarray:
     """Root mean squared error: the square root of :func:`mse` over the same axes."""
     return np.sqrt(mse(y_true, y_pred, axis=axis, nan_policy=nan_policy))
 
 
-def mae(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> float | np.ndarray:
+def mae(
+    y_true: ArrayLike, y_pred: ArrayLike, *, axis: Axis = None, nan_policy: str = "omit"
+) -> float | np.ndarray:
     """Mean absolute error (parameters as in :func:`mse`)."""
     t, p, mask = _pairs(y_true, y_pred, nan_policy)
     return _mean(np.abs(p - t), mask, axis)
 
 
-def bias(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> float | np.ndarray:
+def bias(
+    y_true: ArrayLike, y_pred: ArrayLike, *, axis: Axis = None, nan_policy: str = "omit"
+) -> float | np.ndarray:
     """Mean error ``mean(y_pred - y_true)``; positive when forecasts are too high."""
     t, p, mask = _pairs(y_true, y_pred, nan_policy)
     return _mean(p - t, mask, axis)
 
 
 def mape(
-    y_true,
-    y_pred,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
     *,
     axis: Axis = None,
     nan_policy: str = "omit",
@@ -124,7 +134,9 @@ def mape(
     return 100.0 * _mean(ratio, mask, axis)
 
 
-def smape(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> float | np.ndarray:
+def smape(
+    y_true: ArrayLike, y_pred: ArrayLike, *, axis: Axis = None, nan_policy: str = "omit"
+) -> float | np.ndarray:
     """Symmetric MAPE, ``100 * mean(2 |y_pred - y_true| / (|y_true| + |y_pred|))``.
 
     Bounded by 200; a pair with both values 0 counts as 0 (a perfect forecast). Parameters
@@ -139,9 +151,9 @@ def smape(y_true, y_pred, *, axis: Axis = None, nan_policy: str = "omit") -> flo
 
 
 def mase(
-    y_true,
-    y_pred,
-    y_train,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    y_train: ArrayLike,
     *,
     m: int = 1,
     axis: Axis = None,
@@ -189,7 +201,12 @@ def mase(
 
 
 def by_horizon(
-    metric: Callable, y_true, y_pred, *, per_channel: bool = False, **kwargs
+    metric: Callable[..., Any],
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    per_channel: bool = False,
+    **kwargs: Any,
 ) -> np.ndarray:
     """Evaluate ``metric`` separately for each horizon step.
 
@@ -227,8 +244,8 @@ def by_horizon(
 
 
 def euler_angle_error(
-    expmap_true,
-    expmap_pred,
+    expmap_true: ArrayLike,
+    expmap_pred: ArrayLike,
     *,
     skip_dims: int = 6,
     std_threshold: float | None = 1e-4,

@@ -34,7 +34,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -190,7 +190,7 @@ class MotionBenchmark:
     def origins(self, action: str) -> pd.DatetimeIndex:
         """Timestamps of the last observed frame of each window of ``action``."""
         frame = self.test[action]
-        return frame.index[[i + OBSERVED - 1 for i in self.starts[action]]]
+        return cast(pd.DatetimeIndex, frame.index[[i + OBSERVED - 1 for i in self.starts[action]]])
 
     def windows(self) -> dict[str, pd.DataFrame]:
         """Return the 50 observed frames of each window, keyed ``"<action>/<k>"``."""

@@ -7,8 +7,9 @@ on the Agg canvas as in :mod:`forecast.evaluation.plots` (no pyplot, no global b
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,14 +20,14 @@ __all__ = ["most_moving_channels", "plot_joint_angles", "plot_stick_figures"]
 _COLOURS = ("tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", "tab:brown")
 
 
-def _array(value, name: str, ndim: int, shape: str) -> np.ndarray:
+def _array(value: object, name: str, ndim: int, shape: str) -> np.ndarray:
     array = np.asarray(value, dtype=float)
     if array.ndim != ndim or 0 in array.shape:
         raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
     return array
 
 
-def _forecasts(forecasts, truth: np.ndarray) -> dict[str, np.ndarray]:
+def _forecasts(forecasts: object, truth: np.ndarray) -> dict[str, np.ndarray]:
     if not isinstance(forecasts, Mapping):
         raise TypeError(
             f"forecasts must be a mapping name -> array, got {type(forecasts).__name__}"
@@ -62,7 +63,9 @@ def most_moving_channels(observed: np.ndarray, truth: np.ndarray, n: int = 4) ->
     return [int(i) for i in np.argsort(-std, kind="stable")[:n]]
 
 
-def _channel_indices(channels, columns: list[str], n_channels: int) -> list[int]:
+def _channel_indices(
+    channels: Iterable[int | str], columns: list[str], n_channels: int
+) -> list[int]:
     out = []
     for c in channels:
         if isinstance(c, str):
@@ -173,7 +176,7 @@ def plot_joint_angles(
     return _save(fig, path)
 
 
-def _frame_list(frames, length: int, name: str, last: bool) -> list[int]:
+def _frame_list(frames: Any, length: int, name: str, last: bool) -> list[int]:
     """Frame indices: given, or ``frames`` evenly spaced (ending at the last if ``last``)."""
     if isinstance(frames, (int, np.integer)) and not isinstance(frames, bool):
         if frames < 1:
@@ -271,6 +274,7 @@ def plot_stick_figures(
     shown_obs = _frame_list(observed_frames, len(obs), "observed_frames", last=True)
     shown_fc = _frame_list(forecast_frames, len(true), "forecast_frames", last=True)
 
+    panels: list[tuple[np.ndarray, dict[str, np.ndarray], int]]
     panels = [(obs[i], {}, i - (len(obs) - 1)) for i in shown_obs]
     panels += [(true[i], {n: p[i] for n, p in preds.items()}, i + 1) for i in shown_fc]
     centre = [_project(pose[0], up, azimuth)[0] for pose, _, _ in panels]
@@ -307,7 +311,16 @@ def plot_stick_figures(
     return _save(fig, path)
 
 
-def _draw(ax, pose, bones, up, azimuth, colour, width, label) -> None:
+def _draw(
+    ax: Any,
+    pose: np.ndarray,
+    bones: list[tuple[int, int]],
+    up: int,
+    azimuth: float,
+    colour: str,
+    width: float,
+    label: str,
+) -> None:
     """One stick figure: a line per bone, labelled once."""
     h, v = _project(pose, up, azimuth)
     for k, (i, p) in enumerate(bones):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 Axis = int | tuple[int, ...] | None
 NAN_POLICIES = ("omit", "raise", "propagate")
 
 
-def _same_shape(a, b, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+def _same_shape(
+    a: ArrayLike, b: ArrayLike, names: tuple[str, str]
+) -> tuple[np.ndarray, np.ndarray]:
     """Convert ``a`` and ``b`` to float arrays; raise unless their shapes agree."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
@@ -21,7 +26,9 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
-def _pairs(y_true, y_pred, nan_policy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pairs(
+    y_true: ArrayLike, y_pred: ArrayLike, nan_policy: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Float arrays of equal shape and the mask of the pairs that count."""
     t, p = _same_shape(y_true, y_pred, ("y_true", "y_pred"))
     if nan_policy not in NAN_POLICIES:
@@ -44,7 +51,9 @@ def _mean(values: np.ndarray, mask: np.ndarray, axis: Axis) -> float | np.ndarra
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _aligned(arrays: dict, nan_policy: str) -> tuple[list[np.ndarray], np.ndarray]:
+def _aligned(
+    arrays: Mapping[str, ArrayLike], nan_policy: str
+) -> tuple[list[np.ndarray], np.ndarray]:
     """Float arrays of one shape (named by ``arrays``' keys) and the mask of what counts.
 
     The generalisation of :func:`_pairs` to several arrays: an entry counts when none of

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from forecast.evaluation.scores import quantile_levels
 from forecast.frames.quantiles import central_pairs, quantile_column
+
+if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn (start-up time)
+    from matplotlib.figure import Figure
 
 __all__ = [
     "plot_bands",
@@ -26,7 +30,7 @@ __all__ = [
 ]
 
 
-def _figure(width: float, height: float):
+def _figure(width: float, height: float) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # start-up: ~0.3 s, plots only
     from matplotlib.figure import Figure  # start-up, as above
 
@@ -35,14 +39,14 @@ def _figure(width: float, height: float):
     return fig
 
 
-def _save(fig, path: str | Path) -> Path:
+def _save(fig: Figure, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     return path
 
 
-def sample_origins(origins: pd.DatetimeIndex, n: int = 3) -> pd.DatetimeIndex:
+def sample_origins(origins: pd.DatetimeIndex | pd.Series, n: int = 3) -> pd.DatetimeIndex:
     """``n`` origins spread evenly over ``origins`` (first, ..., last), deterministic."""
     origins = pd.DatetimeIndex(origins).unique().sort_values()
     if len(origins) <= n:
@@ -186,8 +190,8 @@ def plot_bands(
     forecasts: pd.DataFrame,
     path: str | Path,
     *,
-    start=None,
-    end=None,
+    start: str | pd.Timestamp | None = None,
+    end: str | pd.Timestamp | None = None,
     target: str | None = None,
     series: object = None,
     timezone: str | None = "Europe/Berlin",
@@ -284,7 +288,7 @@ def plot_reliability(forecasts: Mapping[str, pd.DataFrame], path: str | Path) ->
     return _save(fig, path)
 
 
-def _pick(fc: pd.DataFrame, target, series) -> pd.DataFrame:
+def _pick(fc: pd.DataFrame, target: str | None, series: object) -> pd.DataFrame:
     if "id" in fc:
         key = fc["id"].iloc[0] if series is None else series
         fc = fc[fc["id"] == key]

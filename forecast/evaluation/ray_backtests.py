@@ -14,7 +14,9 @@ from forecast.evaluation.memory import PeakRSS
 from forecast.parallel.engine import ray_session
 
 
-def backtest_task(estimator: Any, data: Any, backtest_kwargs: dict) -> tuple[Any, float, bool]:
+def backtest_task(
+    estimator: Any, data: Any, backtest_kwargs: dict[str, Any]
+) -> tuple[Any, float, bool]:
     """Backtest ``estimator`` on ``data``; return the result and the peak memory (MiB).
 
     The third value says whether the peak is this backtest's alone (Linux) or the worker
@@ -29,10 +31,10 @@ def backtest_task(estimator: Any, data: Any, backtest_kwargs: dict) -> tuple[Any
 def run_backtests(
     named: dict[str, Any],
     data: Any,
-    backtest_kwargs: dict,
+    backtest_kwargs: dict[str, Any],
     address: str | None,
     num_cpus: int | None,
-) -> tuple[dict, dict]:
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Backtest every model as a Ray task; return ``results`` and ``memory`` like ``compare``.
 
     Returns

@@ -19,7 +19,10 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass
+from datetime import tzinfo
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,9 +98,9 @@ def make_plan(
     *,
     protocol: str | None,
     horizon: int | None,
-    origins,
-    start,
-    end,
+    origins: Any,
+    start: Any,
+    end: Any,
     lead: int,
     timezone: str,
 ) -> Plan:
@@ -123,12 +126,14 @@ def make_plan(
         stamps = pd.DatetimeIndex(origins)
         pos = index.get_indexer(stamps)
         if (pos < 0).any():
-            raise ValueError(f"origin {stamps[np.argmax(pos < 0)]} is not a timestamp of the data")
+            raise ValueError(
+                f"origin {stamps[int(np.argmax(pos < 0))]} is not a timestamp of the data"
+            )
         beyond = pos + lead + horizon >= n
         if beyond.any():
             raise ValueError(
-                f"origin {stamps[np.argmax(beyond)]}: lead {lead} + horizon {horizon} steps run "
-                f"past the end of the data at {index[-1]}"
+                f"origin {stamps[int(np.argmax(beyond))]}: lead {lead} + horizon {horizon} steps "
+                f"run past the end of the data at {index[-1]}"
             )
         pos = np.unique(pos)
     else:
@@ -145,7 +150,16 @@ def make_plan(
     return Plan(pos, pos + lead + 1, pos + lead + horizon, horizon, lead)
 
 
-def _scheduled(index, freq, origins, lo, hi, lead, timezone, horizon) -> np.ndarray:
+def _scheduled(
+    index: pd.DatetimeIndex,
+    freq: pd.DateOffset,
+    origins: Any,
+    lo: int,
+    hi: int,
+    lead: int,
+    timezone: str,
+    horizon: int,
+) -> np.ndarray:
     """Candidate origin positions of a schedule (filtered to the test period by the caller)."""
     if origins is None:
         return np.arange(lo - lead - 1, hi + 1, horizon)
@@ -167,7 +181,9 @@ def _scheduled(index, freq, origins, lo, hi, lead, timezone, horizon) -> np.ndar
     return index.searchsorted(stamps, side="right") - 1
 
 
-def _day_ahead_positions(index, step: pd.Timedelta, start, end, timezone) -> Plan:
+def _day_ahead_positions(
+    index: pd.DatetimeIndex, step: pd.Timedelta, start: Any, end: Any, timezone: str
+) -> Plan:
     if start is None:
         raise ValueError("start (the first day of the test period) is required for 'day-ahead'")
     lo, hi = _period(index, start, end, timezone)
@@ -190,7 +206,9 @@ def _day_ahead_positions(index, step: pd.Timedelta, start, end, timezone) -> Pla
     return Plan(origin[complete], first[complete], last[complete], None, None)
 
 
-def _last_complete(index: pd.DatetimeIndex, step: pd.Timedelta, issues) -> np.ndarray:
+def _last_complete(
+    index: pd.DatetimeIndex, step: pd.Timedelta, issues: pd.DatetimeIndex
+) -> np.ndarray:
     """Position of the last step whose interval has ended at each issue time (-1 if none)."""
     return (index + step).searchsorted(issues, side="right") - 1
 
@@ -205,7 +223,7 @@ def refit_chunks(n_origins: int, refit_every: int | None) -> list[np.ndarray]:
     return [np.arange(i, min(i + refit_every, n_origins)) for i in range(0, n_origins, refit_every)]
 
 
-def check_window(window: str, train_size) -> None:
+def check_window(window: str, train_size: Any) -> None:
     """Validate the training-window settings (``window`` and ``train_size``)."""
     if window == "expanding":
         if train_size is not None:
@@ -222,14 +240,16 @@ def check_window(window: str, train_size) -> None:
         pd.Timedelta(train_size)  # raises on a malformed duration
 
 
-def train_bounds(index: pd.DatetimeIndex, first_pos: int, window: str, train_size) -> tuple:
+def train_bounds(
+    index: pd.DatetimeIndex, first_pos: int, window: str, train_size: Any
+) -> tuple[pd.Timestamp, pd.Timestamp]:
     """First and last timestamp of the training window of a fold whose first origin is given."""
     hi = index[first_pos]
     if window == "expanding":
         return index[0], hi
     if isinstance(train_size, int | np.integer):
         return index[max(0, first_pos - int(train_size) + 1)], hi
-    return index[index.searchsorted(hi - pd.Timedelta(train_size), side="right")], hi
+    return index[int(index.searchsorted(hi - pd.Timedelta(train_size), side="right"))], hi
 
 
 # ------------------------------------------------------------------------------- time
@@ -238,7 +258,7 @@ def _wall(local: pd.DatetimeIndex) -> pd.DatetimeIndex:
     return local.tz_localize(None) if local.tz is not None else local
 
 
-def _period(index, start, end, timezone) -> tuple[int, int]:
+def _period(index: pd.DatetimeIndex, start: Any, end: Any, timezone: str) -> tuple[int, int]:
     """Positions of the first and last timestamp of the test period [start, end].
 
     Bounds are compared with local wall-clock time (strings by pandas' partial-string
@@ -278,20 +298,21 @@ def _period(index, start, end, timezone) -> tuple[int, int]:
 def _user_level() -> int:
     """``stacklevel`` of the first caller outside the package, for warnings of ``_period``."""
     package = str(Path(__file__).resolve().parents[1])
-    frame, level = sys._getframe(2), 2  # frame 1 is _period, which warns
+    frame: FrameType | None = sys._getframe(2)  # frame 1 is _period, which warns
+    level = 2
     while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
 
 
-def _within(local: pd.DatetimeIndex, bound, upper: bool) -> np.ndarray:
+def _within(local: pd.DatetimeIndex, bound: Any, upper: bool) -> np.ndarray:
     """Whether each stamp is at or after (``upper=False``) / at or before a period bound."""
     lo, hi = _span(bound)
     stamps = _wall(local) if lo.tz is None else local  # a naive bound is wall-clock time
     return np.asarray(stamps <= hi if upper else stamps >= lo)
 
 
-def _span(bound) -> tuple[pd.Timestamp, pd.Timestamp]:
+def _span(bound: Any) -> tuple[pd.Timestamp, pd.Timestamp]:
     """First and last instant a bound stands for: ``"2023-09"`` is all of September."""
     stamp = pd.Timestamp(bound)
     if not isinstance(bound, str) or stamp.tz is not None:
@@ -303,16 +324,17 @@ def _span(bound) -> tuple[pd.Timestamp, pd.Timestamp]:
     return period.start_time, period.end_time
 
 
-def _localize(naive: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:
+def _localize(naive: pd.DatetimeIndex, tz: tzinfo | str | None) -> pd.DatetimeIndex:
     if tz is None:
         return naive
     return naive.tz_localize(tz, ambiguous="NaT", nonexistent="NaT")
 
 
-def fixed_step(freq) -> pd.Timedelta:
+def fixed_step(freq: pd.DateOffset) -> pd.Timedelta:
     """Length of one step of ``freq``; raises for calendar frequencies (months, ...)."""
     try:
-        return pd.Timedelta(freq)
+        # pandas-stubs take only Tick offsets; a calendar one raises ValueError, caught below
+        return pd.Timedelta(freq)  # type: ignore[arg-type]
     except (TypeError, ValueError) as err:
         raise ValueError(
             f"this schedule needs a fixed frequency (hours, minutes, days); the data are {freq}"

@@ -8,7 +8,8 @@ metric pools all values of a group; values without an actual (NaN) are not score
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,14 +23,14 @@ from forecast.frames.special_days import special_mask
 from forecast.frames.timezones import to_local
 
 
-def resolve_metrics(metrics) -> dict[str, Callable]:
+def resolve_metrics(metrics: Any) -> dict[str, Callable[..., Any]]:
     """Map the ``metrics`` argument (names, callables or a dict) to named callables."""
     if isinstance(metrics, Mapping):
         bad = [k for k, f in metrics.items() if not callable(f)]
         if bad:
             raise TypeError(f"metrics[{bad[0]!r}] is not callable")
         return {str(k): f for k, f in metrics.items()}
-    out = {}
+    out: dict[str, Callable[..., Any]] = {}
     for metric in metrics:
         if callable(metric):
             out[getattr(metric, "__name__", f"metric{len(out)}")] = metric
@@ -45,11 +46,11 @@ def resolve_metrics(metrics) -> dict[str, Callable]:
 
 def score_tables(
     forecasts: pd.DataFrame,
-    fns: dict[str, Callable],
+    fns: dict[str, Callable[..., Any]],
     *,
-    frames: dict,
+    frames: dict[Any, pd.DataFrame],
     kind: str,
-    targets: list,
+    targets: list[str],
     first_origin: pd.Timestamp,
     mase_season: int | str,
     index: pd.DatetimeIndex,
@@ -73,7 +74,7 @@ def score_tables(
     return _score(forecasts, fns, by="target"), _score(forecasts, fns, by="step"), by_hour
 
 
-def _score(fc: pd.DataFrame, fns: dict, by: str) -> pd.DataFrame:
+def _score(fc: pd.DataFrame, fns: dict[str, Callable[..., Any]], by: str) -> pd.DataFrame:
     """Metrics per value of column ``by`` (plus ``"overall"`` when ``by="target"``)."""
     fc = fc[np.isfinite(fc["y_true"].to_numpy())]
     groups = [(key, part) for key, part in fc.groupby(by, sort=True)]
@@ -99,13 +100,13 @@ def _score(fc: pd.DataFrame, fns: dict, by: str) -> pd.DataFrame:
     return table
 
 
-def quantile_levels(columns) -> tuple[float, ...]:
+def quantile_levels(columns: Iterable[Any]) -> tuple[float, ...]:
     """Sorted levels of the ``y_pred_q<level>`` columns of a tidy forecast frame."""
     prefix = "y_pred_q"
     return tuple(sorted(float(c[len(prefix) :]) for c in columns if str(c).startswith(prefix)))
 
 
-def probabilistic_scores(part: pd.DataFrame, levels: tuple) -> dict[str, float]:
+def probabilistic_scores(part: pd.DataFrame, levels: tuple[float, ...]) -> dict[str, float]:
     """CRPS, pinball loss and, per central interval, coverage, width and Winkler score.
 
     Interval columns are named by nominal coverage in percent: ``coverage_80``,
@@ -121,7 +122,13 @@ def probabilistic_scores(part: pd.DataFrame, levels: tuple) -> dict[str, float]:
     return row
 
 
-def _mase_scales(frames: dict, targets: list, first_origin, season, index) -> dict:
+def _mase_scales(
+    frames: dict[Any, pd.DataFrame],
+    targets: list[str],
+    first_origin: pd.Timestamp,
+    season: int | str,
+    index: pd.DatetimeIndex,
+) -> dict[tuple[Any, str], float]:
     """In-sample seasonal naive MAE per (series, target) on the data up to the first origin."""
     if isinstance(season, int | np.integer) and not isinstance(season, bool):
         m = int(season)
@@ -129,11 +136,11 @@ def _mase_scales(frames: dict, targets: list, first_origin, season, index) -> di
         m = int(round(pd.Timedelta(season) / fixed_step(V.infer_freq(index))))
     if m < 1:
         raise ValueError(f"mase_season must be at least one step, got {season!r}")
-    scales = {}
+    scales: dict[tuple[Any, str], float] = {}
     for key, frame in frames.items():
         for column in targets:
             y = frame.loc[:first_origin, column].to_numpy(dtype=float)
-            scale = mae(y[m:], y[:-m]) if len(y) > m else np.nan
+            scale = float(mae(y[m:], y[:-m])) if len(y) > m else np.nan  # axis=None: a float
             if not scale > 0:
                 raise ValueError(
                     f"{V._where(key)}MASE is undefined for {column!r}: the in-sample naive error "
@@ -143,7 +150,9 @@ def _mase_scales(frames: dict, targets: list, first_origin, season, index) -> di
     return scales
 
 
-def special_day_scores(forecasts: pd.DataFrame, special_days, timezone: str) -> dict[str, float]:
+def special_day_scores(
+    forecasts: pd.DataFrame, special_days: Any, timezone: str
+) -> dict[str, float]:
     """MAPE on the scored values that fall on special days, all targets pooled.
 
     Parameters

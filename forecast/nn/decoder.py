@@ -39,7 +39,12 @@ class DecoderHead(nn.Module):
     decodes = True  # ForecastNet passes the last observed value as ``start``
 
     def __init__(
-        self, input_size: int, horizon: int, n_outputs: int, n_future: int = 0, residual=True
+        self,
+        input_size: int,
+        horizon: int,
+        n_outputs: int,
+        n_future: int = 0,
+        residual: bool = True,
     ) -> None:
         super().__init__()
         self.horizon, self.n_outputs, self.n_future = horizon, n_outputs, n_future
@@ -70,7 +75,11 @@ class DecoderHead(nn.Module):
         state = torch.tanh(self.init(summary))  # (B, H)
         value, outputs = start, []
         for j in range(self.horizon):
-            step = value if not self.n_future else torch.cat([value, future[:, j]], dim=-1)
+            step = (
+                value
+                if future is None or not self.n_future
+                else torch.cat([value, future[:, j]], dim=-1)
+            )
             state = self.cell(step, state)  # (B, H)
             value = value + self.out(state) if self.residual else self.out(state)  # (B, C)
             outputs.append(value)

@@ -6,6 +6,8 @@ loop; the ensemble only exists to forecast and to be saved as one module.
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import Tensor, nn
 
@@ -29,7 +31,7 @@ class EnsembleNet(nn.Module):
     @property
     def encoder(self) -> nn.Module:
         """The first member's encoder (for diagnostics such as attention weights)."""
-        return self.members[0].encoder
+        return cast(nn.Module, self.members[0].encoder)  # ModuleList items are untyped
 
     @property
     def recurrent(self) -> bool:

@@ -202,6 +202,8 @@ class ForecastNet(nn.Module):
         (``target_transform="difference"`` of the estimators). Kept as a buffer.
     """
 
+    change_scale: Tensor  # a buffer, registered only with change_scale
+
     def __init__(
         self,
         encoder: nn.Module,
@@ -223,7 +225,8 @@ class ForecastNet(nn.Module):
         self.patch = int(patch)
         self.skip = None
         if context is not None:
-            self.skip = nn.Linear(int(context), head.horizon)
+            # torch types a Module attribute as Tensor | Module; every head has horizon: int
+            self.skip = nn.Linear(int(context), head.horizon)  # type: ignore[arg-type]
             nn.init.zeros_(self.skip.weight)
             nn.init.zeros_(self.skip.bias)
         self.changes = change_scale is not None
@@ -376,7 +379,7 @@ class ForecastNet(nn.Module):
             out = out + _like(x[:, :, None, : self.n_targets], out)
         return out, state
 
-    def param_groups(self) -> list[dict]:
+    def param_groups(self) -> list[dict[str, object]]:
         """Parameter groups for :func:`forecast.training.optim.build_optimizer`.
 
         The encoder's own groups (for example Stiefel-constrained matrices) when it declares

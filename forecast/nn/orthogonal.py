@@ -146,7 +146,7 @@ class OrthogonalRNN(nn.Module):
         y, state = self.rnn(x, state)  # (B, T, H), (L, B, H)
         return self.output_dropout(y), state
 
-    def param_groups(self) -> list[dict]:
+    def param_groups(self) -> list[dict[str, object]]:
         """Parameter groups: ``W_h`` of every layer on the Stiefel manifold, then the rest."""
         stiefel = self.recurrent_weights()
         ids = {id(p) for p in stiefel}

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -129,7 +130,7 @@ def _autocast_enabled(device_type: str) -> bool:
         return False
 
 
-def _no_autocast(device_type: str) -> contextlib.AbstractContextManager:
+def _no_autocast(device_type: str) -> contextlib.AbstractContextManager[Any]:
     """Switch autocast off where it is on: the kernels write into buffers of one dtype."""
     if _autocast_enabled(device_type):
         return torch.autocast(device_type, enabled=False)
@@ -140,19 +141,32 @@ class _PeepholeLSTMFunction(torch.autograd.Function):
     """One peephole-LSTM layer over a time-major sequence, with an explicit backward."""
 
     @staticmethod
-    def forward(ctx, x, w, r, b, p, h0, c0):  # noqa: D102
+    def forward(  # noqa: D102
+        ctx: Any,
+        x: Tensor,
+        w: Tensor,
+        r: Tensor,
+        b: Tensor,
+        p: Tensor,
+        h0: Tensor,
+        c0: Tensor,
+    ) -> tuple[Tensor, Tensor, Tensor]:
         y, gates, cells, tanh_c = _peephole_forward(x, w, r, b, p, h0, c0)
         ctx.save_for_backward(x, w, r, p, h0, y, gates, cells, tanh_c)
         return y, y[-1].clone(), cells[-1].clone()
 
     @staticmethod
     @torch.autograd.function.once_differentiable
-    def backward(ctx, dy, dh_last, dc_last):  # noqa: D102
+    def backward(  # noqa: D102
+        ctx: Any, dy: Tensor, dh_last: Tensor, dc_last: Tensor
+    ) -> tuple[Tensor | None, ...]:
         with _no_autocast(dy.device.type):
             return _PeepholeLSTMFunction._backward(ctx, dy, dh_last, dc_last)
 
     @staticmethod
-    def _backward(ctx, dy, dh_last, dc_last):
+    def _backward(
+        ctx: Any, dy: Tensor, dh_last: Tensor, dc_last: Tensor
+    ) -> tuple[Tensor | None, ...]:
         x, w, r, p, h0, y, gates, cells, tanh_c = ctx.saved_tensors
         T, B, H = tanh_c.shape
         q, s, k, m = _backward_factors(p, y, gates, cells, tanh_c)
@@ -232,6 +246,8 @@ class PeepholeLSTM(nn.Module):
     >>> tuple(y.shape), tuple(h.shape), tuple(c.shape)
     ((4, 24, 8), (2, 4, 8), (2, 4, 8))
     """
+
+    weight_ih_l0: nn.Parameter  # registered by name in __init__ (one per layer)
 
     recurrent = True
 

@@ -15,6 +15,7 @@ with a final LayerNorm. Attention runs through torch's fused kernel
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 import torch.nn.functional as F
@@ -50,6 +51,8 @@ class PositionalEncoding(nn.Module):
         Longest sequence; required for ``"learned"``.
     """
 
+    table: torch.Tensor  # a parameter (learned) or a buffer (sinusoidal, regrown on demand)
+
     def __init__(self, d_model: int, kind: str = "sinusoidal", max_len: int | None = None) -> None:
         super().__init__()
         if kind not in POSITIONAL:
@@ -59,7 +62,7 @@ class PositionalEncoding(nn.Module):
         self.kind = kind
         self.d_model = d_model
         self.max_len = max_len
-        if kind == "learned":
+        if kind == "learned" and max_len:
             self.table = nn.Parameter(0.02 * torch.randn(max_len, d_model))
         else:
             self.register_buffer(
@@ -195,9 +198,11 @@ class TransformerEncoder(nn.Module):
         )
         self.norm = nn.LayerNorm(d_model)
 
-    def _run(self, x: torch.Tensor, need_weights: bool) -> tuple[torch.Tensor, list]:
+    def _run(
+        self, x: torch.Tensor, need_weights: bool
+    ) -> tuple[torch.Tensor, list[torch.Tensor | None]]:
         h = self.drop(self.embed(x) + self.position(x.shape[1]))  # (B, T, D)
-        weights = []
+        weights: list[torch.Tensor | None] = []
         for block in self.blocks:
             h, w = block(h, self.causal, need_weights)
             weights.append(w)
@@ -237,4 +242,4 @@ class TransformerEncoder(nn.Module):
             ``[b, l, h, i, j]`` is the weight query step ``i`` gives key step ``j``; rows sum to 1.
         """
         _, weights = self._run(x, need_weights=True)
-        return torch.stack(weights, dim=1)
+        return torch.stack(cast(list[torch.Tensor], weights), dim=1)  # need_weights: no None

@@ -19,6 +19,7 @@ import struct
 import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import IO, Any, Literal, cast
 
 import numpy as np
 
@@ -32,16 +33,18 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\.npy")
 _END = b"PK\x05\x06"
 _END_SIZE = 22  # numpy writes no zip comment
 _MAX_HEADER = 10_000  # numpy's own default cap on an .npy header
+# a member: its zip entry, shape, Fortran order, dtype and the offset of its data
+_Member = tuple[zipfile.ZipInfo, tuple[int, ...], bool, np.dtype[Any], int]
 
 
-class LazyArrays(Mapping):
+class LazyArrays(Mapping[str, np.ndarray]):
     """The checked members of ``fitted.npz``; a member is read when first looked up.
 
     Every member's header was checked when the archive was opened; a member the fitted
     tree never refers to is never inflated (:meth:`unused` names them).
     """
 
-    def __init__(self, archive: zipfile.ZipFile, members: dict, where: Path) -> None:
+    def __init__(self, archive: zipfile.ZipFile, members: dict[str, _Member], where: Path) -> None:
         self._archive, self._members, self._where = archive, members, where
         self._arrays: dict[str, np.ndarray] = {}
 
@@ -51,13 +54,14 @@ class LazyArrays(Mapping):
             nbytes = math.prod(shape) * dtype.itemsize
             buffer = bytearray(nbytes)
             try:
-                with self._archive.open(info) as fh:
+                with self._archive.open(info) as member:
+                    fh = cast(io.BufferedIOBase, member)  # a ZipExtFile; typeshed says IO[bytes]
                     fh.seek(offset)
                     if fh.readinto(buffer) != nbytes:
                         raise ValueError(f"member {info.filename!r} is truncated")
             except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
                 raise ModelFormatError(f"{self._where}: not a readable npz file ({err})") from err
-            order = "F" if fortran else "C"
+            order: Literal["F", "C"] = "F" if fortran else "C"
             self._arrays[key] = np.ndarray(shape, dtype, buffer=buffer, order=order)
         return self._arrays[key]
 
@@ -89,7 +93,7 @@ def check_npz_tail(tail: bytes, size: int, where: Path) -> None:
         raise ModelFormatError(f"{where}: the zip directory does not end the file")
 
 
-def _member_header(fh, where: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+def _member_header(fh: IO[bytes], where: str) -> tuple[tuple[int, ...], bool, np.dtype]:
     version = np.lib.format.read_magic(fh)
     if version == (1, 0):
         shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh, _MAX_HEADER)
@@ -130,7 +134,7 @@ def read_npz(data: bytes, where: Path) -> LazyArrays:
     check_npz_tail(data[-_END_SIZE:], len(data), where)
     if data.count(b"PK\x01\x02") > MAX_MEMBERS:  # bounds the directory entries parsed
         raise ModelFormatError(f"{where}: more than {MAX_MEMBERS} members")
-    members: dict[str, tuple] = {}
+    members: dict[str, _Member] = {}
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         for info in archive.infolist():

@@ -24,6 +24,7 @@ import shutil
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from forecast.frames.io import about_target, remove_stale_temporaries, temporary_prefix
 
@@ -78,7 +79,7 @@ def _place(new: Path, target: Path) -> None:
     os.rename(new, target)
 
 
-def _write_files(folder: Path, files: Mapping) -> None:
+def _write_files(folder: Path, files: Mapping[str, Any]) -> None:
     for name, data in files.items():
         if isinstance(data, Mapping):
             os.mkdir(folder / name)

@@ -45,6 +45,7 @@ import json
 import os
 import platform
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ from forecast.persistence.files import strict_json
 from forecast.persistence.manifest import (
     MANIFEST,
     ModelFormatError,
+    VerifiedFiles,
     build_manifest,
     manifest_bytes,
     sha256,
@@ -86,7 +88,7 @@ def _json(value: Any) -> bytes:
     return (json.dumps(value, indent=1, allow_nan=False) + "\n").encode()
 
 
-def _fitted_attributes(estimator) -> dict:
+def _fitted_attributes(estimator: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(estimator).items() if _ATTRIBUTE.fullmatch(k)}
 
 
@@ -100,7 +102,7 @@ def _weights(modules: dict[str, torch.nn.Module]) -> bytes:
     return to_safetensors(tensors)
 
 
-def _history_summary(estimator) -> dict | None:
+def _history_summary(estimator: Any) -> dict[str, Any] | None:
     """Fingerprint of the history kept for ``predict`` (``train_tail_``)."""
     tails = getattr(estimator, "train_tail_", None)
     if not isinstance(tails, dict) or not any(len(f) for f in tails.values()):
@@ -115,7 +117,7 @@ def _history_summary(estimator) -> dict | None:
     }
 
 
-def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+def save(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Save a fitted estimator to the folder ``path``.
 
     Parameters
@@ -150,11 +152,11 @@ def save(estimator, path: str | os.PathLike, *, overwrite: bool = False) -> Path
     return path
 
 
-def _is_estimator_list(value) -> bool:
+def _is_estimator_list(value: object) -> bool:
     return type(value) is list and bool(value) and all(is_forecaster(v) for v in value)
 
 
-def _folder_files(estimator) -> tuple[dict, bytes]:
+def _folder_files(estimator: Any) -> tuple[dict[str, Any], bytes]:
     """Files of the saved folder of ``estimator`` (subfolders as dicts), and its manifest."""
     check_is_fitted(estimator, "columns_")
     name = estimator_name(type(estimator))
@@ -164,10 +166,15 @@ def _folder_files(estimator) -> tuple[dict, bytes]:
     inner = {k: v for k, v in fitted.items() if is_forecaster(v) or _is_estimator_list(v)}
     arrays: dict[str, np.ndarray] = {}
     state = {k: encode(v, k, arrays) for k, v in fitted.items() if k not in modules | inner}
-    files: dict = {PARAMS: _json(params), FITTED: _json(state), ARRAYS: arrays_to_bytes(arrays)}
+    files: dict[str, Any] = {
+        PARAMS: _json(params),
+        FITTED: _json(state),
+        ARRAYS: arrays_to_bytes(arrays),
+    }
     if modules:
         files[WEIGHTS] = _weights(modules)
-    subfolders, pins = {}, {}
+    subfolders: dict[str, Any] = {}  # a subfolder: a dict of files, or a dict of them
+    pins: dict[str, Any] = {}  # a manifest's sha256, or a list of them
     for attr, value in sorted(inner.items()):
         if isinstance(value, list):  # attr/0/, attr/1/, ... pinned in order
             subfolders[attr], pins[attr] = {}, []
@@ -202,7 +209,12 @@ def _replaceable(path: Path) -> None:
     check_replaceable(path, {PARAMS, FITTED, ARRAYS, WEIGHTS})
 
 
-def _read_tree(files, name: str, path: Path, arrays=None) -> dict:
+def _read_tree(
+    files: Mapping[str, bytes],
+    name: str,
+    path: Path,
+    arrays: Mapping[str, np.ndarray] | None = None,
+) -> dict[str, Any]:
     tree = strict_json(files[name], path / name)
     try:
         if type(tree) is not dict:
@@ -212,7 +224,9 @@ def _read_tree(files, name: str, path: Path, arrays=None) -> dict:
         raise ModelFormatError(f"{path / name}: {err}") from err
 
 
-def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None = None):
+def load(
+    path: str | os.PathLike[str], device: str | None = None, *, cls: type | None = None
+) -> Any:
     """Load an estimator saved with :func:`save`.
 
     Parameters
@@ -254,7 +268,7 @@ def load(path: str | os.PathLike, device: str | None = None, *, cls: type | None
     return _load(Path(path), resolve_device(device), cls, None)
 
 
-def _load(path: Path, target: str, cls: type | None, expected: str | None):
+def _load(path: Path, target: str, cls: type | None, expected: str | None) -> Any:
     manifest, files = _read_verified(path, {PARAMS, FITTED, ARRAYS, WEIGHTS}, expected, _CAPS)
     where = path / MANIFEST
     for name in (PARAMS, FITTED, ARRAYS):
@@ -285,7 +299,9 @@ def _load(path: Path, target: str, cls: type | None, expected: str | None):
     return estimator
 
 
-def _rebuild(cls: type, files, path: Path, manifest: dict, device: str):
+def _rebuild(
+    cls: type, files: VerifiedFiles, path: Path, manifest: dict[str, Any], device: str
+) -> Any:
     """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
     params = _read_tree(files, PARAMS, path)
     nested = manifest.get("estimator_params") or []
@@ -317,7 +333,14 @@ def _rebuild(cls: type, files, path: Path, manifest: dict, device: str):
     return estimator
 
 
-def _check_nested_name(name: str, pin, params: dict, nested: list, taken: set, path: Path):
+def _check_nested_name(
+    name: str,
+    pin: object,
+    params: dict[str, Any],
+    nested: list[str],
+    taken: set[str],
+    path: Path,
+) -> None:
     """Refuse a nested folder ``name`` unless it is the fitted twin of an estimator parameter.
 
     ``estimator_`` is accepted only where the class takes the parameter ``estimator`` and the

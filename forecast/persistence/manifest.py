@@ -22,6 +22,7 @@ import stat
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from forecast.persistence.errors import ModelFormatError  # re-exported: its historic home
 from forecast.persistence.files import entries, lstat_entry, read_range, read_regular, strict_json
@@ -40,7 +41,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def build_manifest(files: dict[str, bytes], **fields) -> dict:
+def build_manifest(files: dict[str, bytes], **fields: Any) -> dict[str, Any]:
     """Return the manifest of ``files`` (name to content) with extra ``fields``."""
     return {
         "format": f"{FORMAT[0]}.{FORMAT[1]}",
@@ -52,12 +53,12 @@ def build_manifest(files: dict[str, bytes], **fields) -> dict:
     }
 
 
-def manifest_bytes(manifest: dict) -> bytes:
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
     """Serialise a manifest as indented, strict JSON."""
     return (json.dumps(manifest, indent=2, allow_nan=False) + "\n").encode()
 
 
-def _check_format(value, where: Path, stacklevel: int) -> tuple[int, int]:
+def _check_format(value: object, where: Path, stacklevel: int) -> tuple[int, int]:
     if value == 1:
         raise ModelFormatError(
             f"{where}: format 1 folders keep fitted state in a pickle (fitted.pkl), which can run "
@@ -93,14 +94,14 @@ def _check_format(value, where: Path, stacklevel: int) -> tuple[int, int]:
     return major, minor
 
 
-def _is_pin(value) -> bool:
+def _is_pin(value: object) -> bool:
     """Tell whether ``value`` is a SHA-256 string or a non-empty list of them."""
     if isinstance(value, list):
         return bool(value) and all(isinstance(v, str) for v in value)
     return isinstance(value, str)
 
 
-def read_manifest(path: Path, expected: str | None = None, stacklevel: int = 6) -> dict:
+def read_manifest(path: Path, expected: str | None = None, stacklevel: int = 6) -> dict[str, Any]:
     """Read and check the manifest of the folder ``path`` (no link, capped, strict JSON).
 
     Parameters
@@ -152,7 +153,7 @@ def read_manifest(path: Path, expected: str | None = None, stacklevel: int = 6) 
     return parse_manifest(raw, where, stacklevel)
 
 
-def parse_manifest(raw: bytes, where: Path, stacklevel: int = 2) -> dict:
+def parse_manifest(raw: bytes, where: Path, stacklevel: int = 2) -> dict[str, Any]:
     """Parse the bytes of a manifest and check its format, ``files`` and ``nested``."""
     manifest = strict_json(raw, where)
     if not isinstance(manifest, dict) or "format" not in manifest:
@@ -179,7 +180,7 @@ def parse_manifest(raw: bytes, where: Path, stacklevel: int = 2) -> dict:
     return manifest
 
 
-def subfolders(path: Path, nested: dict) -> list[Path]:
+def subfolders(path: Path, nested: dict[str, Any]) -> list[Path]:
     """Return the nested model folders ``nested`` pins, each checked: a folder, not a link."""
     out = []
     for name, pin in nested.items():
@@ -200,10 +201,10 @@ def subfolders(path: Path, nested: dict) -> list[Path]:
     return out
 
 
-class VerifiedFiles(Mapping):
+class VerifiedFiles(Mapping[str, bytes]):
     """The listed files of a checked folder; each read and checked when first looked up."""
 
-    def __init__(self, path: Path, listed: dict, caps: Mapping[str, int]) -> None:
+    def __init__(self, path: Path, listed: dict[str, Any], caps: Mapping[str, int]) -> None:
         self.path, self.listed, self.caps = path, listed, caps
         self._data: dict[str, bytes] = {}
 
@@ -240,7 +241,7 @@ def read_verified(
     allowed: set[str],
     expected: str | None = None,
     caps: Mapping[str, int] | None = None,
-) -> tuple[dict, VerifiedFiles]:
+) -> tuple[dict[str, Any], VerifiedFiles]:
     """Check a saved model folder against its manifest, reading no file yet.
 
     Parameters

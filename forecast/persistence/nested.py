@@ -21,7 +21,7 @@ from forecast.persistence.serialize import encode
 __all__ = ["construct", "params_tree"]
 
 
-def params_tree(estimator: Any) -> tuple[dict, list]:
+def params_tree(estimator: Any) -> tuple[dict[str, Any], list[str]]:
     """Return the ``params.json`` tree of ``estimator`` and its estimator parameters.
 
     Parameters
@@ -40,14 +40,15 @@ def params_tree(estimator: Any) -> tuple[dict, list]:
     return {k: encode(v, f"parameter {k!r}") for k, v in raw.items()}, nested
 
 
-def _raw_params(estimator) -> tuple[dict, list]:
+def _raw_params(estimator: Any) -> tuple[dict[str, Any], list[str]]:
     """``get_params(deep=False)`` with nested estimators as name/params/nested dicts."""
 
-    def entry(v) -> dict:
+    def entry(v: Any) -> dict[str, Any]:
         inner, inner_nested = _raw_params(v)
         return {"estimator": estimator_name(type(v)), "params": inner, "nested": inner_nested}
 
-    params, nested = {}, []
+    params: dict[str, Any] = {}
+    nested: list[str] = []
     for k, v in estimator.get_params(deep=False).items():
         if is_forecaster(v):
             v = entry(v)
@@ -59,7 +60,7 @@ def _raw_params(estimator) -> tuple[dict, list]:
     return params, nested
 
 
-def _is_named_list(value) -> bool:
+def _is_named_list(value: object) -> bool:
     """Tell whether ``value`` is a non-empty list of ``(name, estimator)`` pairs."""
     return (
         isinstance(value, list | tuple)
@@ -74,7 +75,7 @@ def _is_named_list(value) -> bool:
     )
 
 
-def construct(cls: type, params: dict, nested: list, where: Path) -> Any:
+def construct(cls: type[Any], params: dict[str, Any], nested: list[str], where: Path) -> Any:
     """Return ``cls(**params)`` after checking the names; nested estimators rebuilt first.
 
     Parameters
@@ -124,7 +125,7 @@ def construct(cls: type, params: dict, nested: list, where: Path) -> Any:
     return cls(**params)
 
 
-def _nested(entry, key: str, where: Path):
+def _nested(entry: Any, key: str, where: Path) -> Any:
     """Build the estimator a nested-estimator entry of params.json describes."""
     if not isinstance(entry, dict) or set(entry) != {"estimator", "params", "nested"}:
         raise ModelFormatError(f"{where}: parameter {key!r} is not a nested estimator")

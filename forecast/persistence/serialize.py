@@ -34,7 +34,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,7 @@ TAG = "$type"
 _ARRAY_KINDS = "biufcmMU"  # bool, ints, floats, complex, timedelta, datetime, unicode
 _INDEX_DTYPES = ("str", "object", "int64", "float64", "bool")
 _SCALER_STATE = ("mean_", "var_", "scale_", "n_samples_seen_", "n_features_in_")
+_Arrays = Mapping[str, np.ndarray] | None  # the npz members a tree refers to
 
 
 class DecodeError(ValueError):
@@ -101,13 +102,13 @@ class Encoder:
         return key
 
     # ---------------------------------------------------------- typed values
-    def _ndarray(self, value: np.ndarray, where: str) -> dict:
+    def _ndarray(self, value: np.ndarray, where: str) -> dict[str, Any]:
         return {TAG: "ndarray", "array": self.array(value, where)}
 
-    def _numpy(self, value: np.generic, where: str) -> dict:
+    def _numpy(self, value: np.generic, where: str) -> dict[str, Any]:
         return {TAG: "numpy", "array": self.array(np.asarray(value), where)}
 
-    def _offset(self, value: pd.offsets.BaseOffset, where: str) -> dict:
+    def _offset(self, value: pd.offsets.BaseOffset, where: str) -> dict[str, Any]:
         freq = value.freqstr
         try:
             same = to_offset(freq) == value
@@ -117,14 +118,14 @@ class Encoder:
             raise TypeError(f"cannot save {where}: frequency {value!r} has no string form")
         return {TAG: "offset", "freq": freq}
 
-    def _timestamp(self, value: pd.Timestamp, where: str) -> dict:
+    def _timestamp(self, value: pd.Timestamp, where: str) -> dict[str, Any]:
         tz = _tz_name(value.tz, where)
         return {TAG: "timestamp", "ns": int(value.value), "unit": value.unit, "tz": tz}
 
-    def _timedelta(self, value: pd.Timedelta, where: str) -> dict:
+    def _timedelta(self, value: pd.Timedelta, where: str) -> dict[str, Any]:
         return {TAG: "timedelta", "ns": int(value.value), "unit": value.unit}
 
-    def _index(self, value: pd.Index, where: str) -> dict:
+    def _index(self, value: pd.Index, where: str) -> dict[str, Any]:
         name = self.encode(value.name, f"{where}.name")
         if isinstance(value, pd.DatetimeIndex):
             tz = _tz_name(value.tz, where)
@@ -149,7 +150,7 @@ class Encoder:
         labels = [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value.tolist())]
         return {TAG: "index", "labels": labels, "dtype": str(value.dtype), "name": name}
 
-    def _frame(self, value: pd.DataFrame, where: str) -> dict:
+    def _frame(self, value: pd.DataFrame, where: str) -> dict[str, Any]:
         columns = [
             self.array(value.iloc[:, i].to_numpy(), f"{where} column {c!r}")
             for i, c in enumerate(value.columns)
@@ -161,7 +162,7 @@ class Encoder:
             "data": columns,
         }
 
-    def _scaler(self, value: StandardScaler, where: str) -> dict:
+    def _scaler(self, value: StandardScaler, where: str) -> dict[str, Any]:
         if type(value) is not StandardScaler:
             raise TypeError(f"cannot save {where}: {type(value).__name__} is not a StandardScaler")
         fitted = {k for k in vars(value) if k.endswith("_") and not k.startswith("_")}
@@ -180,7 +181,7 @@ class Encoder:
         }
 
 
-_ENCODERS: tuple[tuple[type, Callable], ...] = (
+_ENCODERS: tuple[tuple[type, Callable[[Encoder, Any, str], dict[str, Any]]], ...] = (
     (np.ndarray, Encoder._ndarray),
     (np.generic, Encoder._numpy),
     (pd.offsets.BaseOffset, Encoder._offset),
@@ -192,7 +193,7 @@ _ENCODERS: tuple[tuple[type, Callable], ...] = (
 )
 
 
-def _tz_name(tz, where: str) -> str | None:
+def _tz_name(tz: Any, where: str) -> str | None:
     if tz is None:
         return None
     name = str(tz)
@@ -244,35 +245,35 @@ def decode(node: Any, arrays: Mapping[str, np.ndarray] | None = None, where: str
         raise DecodeError(f"{where}: malformed {tag!r} entry ({err})") from err
 
 
-def _field(node: dict, key: str, kinds: tuple) -> Any:
+def _field(node: dict[str, Any], key: str, kinds: tuple[type, ...]) -> Any:
     value = node[key]
     if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
         raise TypeError(f"field {key!r} has type {type(value).__name__}")
     return value
 
 
-def _array(node: dict, arrays, key: str = "array") -> np.ndarray:
+def _array(node: dict[str, Any], arrays: _Arrays, key: str = "array") -> np.ndarray:
     name = _field(node, key, (str,))
     if arrays is None or name not in arrays:
         raise KeyError(f"array {name!r} is missing")
     return arrays[name]
 
 
-def _d_float(node, arrays, where):
+def _d_float(node: dict[str, Any], arrays: _Arrays, where: str) -> float:
     text = _field(node, "value", (str,))
     if text not in ("nan", "inf", "-inf"):
         raise ValueError(f"{text!r} is not a non-finite float")
     return float(text)
 
 
-def _d_tuple(node, arrays, where):
+def _d_tuple(node: dict[str, Any], arrays: _Arrays, where: str) -> tuple[Any, ...]:
     return tuple(
         decode(v, arrays, f"{where}[{i}]") for i, v in enumerate(_field(node, "items", (list,)))
     )
 
 
-def _d_dict(node, arrays, where):
-    out = {}
+def _d_dict(node: dict[str, Any], arrays: _Arrays, where: str) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
     for pair in _field(node, "items", (list,)):
         if type(pair) is not list or len(pair) != 2:
             raise ValueError(f"dict item {pair!r} is not a key/value pair")
@@ -281,25 +282,25 @@ def _d_dict(node, arrays, where):
     return out
 
 
-def _d_numpy(node, arrays, where):
+def _d_numpy(node: dict[str, Any], arrays: _Arrays, where: str) -> Any:
     value = _array(node, arrays)
     if value.ndim:
         raise ValueError(f"a numpy scalar must be a 0-d array, got shape {value.shape}")
     return value[()]
 
 
-def _d_offset(node, arrays, where):
+def _d_offset(node: dict[str, Any], arrays: _Arrays, where: str) -> pd.offsets.BaseOffset:
     return to_offset(_field(node, "freq", (str,)))
 
 
-def _unit(node) -> str:
+def _unit(node: dict[str, Any]) -> Literal["s", "ms", "us", "ns"]:
     unit = _field(node, "unit", (str,))
     if unit not in ("s", "ms", "us", "ns"):
         raise ValueError(f"unknown time unit {unit!r}")
     return unit
 
 
-def _d_timestamp(node, arrays, where):
+def _d_timestamp(node: dict[str, Any], arrays: _Arrays, where: str) -> pd.Timestamp:
     tz = node["tz"]
     stamp = pd.Timestamp(_field(node, "ns", (int,)), unit="ns", tz=None if tz is None else "UTC")
     return (stamp if tz is None else stamp.tz_convert(_field(node, "tz", (str,)))).as_unit(
@@ -307,11 +308,11 @@ def _d_timestamp(node, arrays, where):
     )
 
 
-def _d_timedelta(node, arrays, where):
+def _d_timedelta(node: dict[str, Any], arrays: _Arrays, where: str) -> pd.Timedelta:
     return pd.Timedelta(_field(node, "ns", (int,)), unit="ns").as_unit(_unit(node))
 
 
-def _d_dtindex(node, arrays, where):
+def _d_dtindex(node: dict[str, Any], arrays: _Arrays, where: str) -> pd.DatetimeIndex:
     stamps = _array(node, arrays)
     if stamps.dtype != np.int64 or stamps.ndim != 1:
         raise ValueError(f"timestamps must be a 1-d int64 array, got {stamps.dtype} {stamps.shape}")
@@ -325,7 +326,7 @@ def _d_dtindex(node, arrays, where):
     return index
 
 
-def _d_index(node, arrays, where):
+def _d_index(node: dict[str, Any], arrays: _Arrays, where: str) -> pd.Index:
     dtype = _field(node, "dtype", (str,))
     if dtype not in _INDEX_DTYPES:
         raise ValueError(f"index dtype {dtype!r} is not supported")
@@ -333,12 +334,12 @@ def _d_index(node, arrays, where):
     return pd.Index(labels, dtype=dtype, name=decode(node["name"], arrays, f"{where}.name"))
 
 
-def _d_range(node, arrays, where):
-    bounds = [_field(node, k, (int,)) for k in ("start", "stop", "step")]
-    return pd.RangeIndex(*bounds, name=decode(node["name"], arrays, f"{where}.name"))
+def _d_range(node: dict[str, Any], arrays: _Arrays, where: str) -> pd.RangeIndex:
+    start, stop, step = (_field(node, k, (int,)) for k in ("start", "stop", "step"))
+    return pd.RangeIndex(start, stop, step, name=decode(node["name"], arrays, f"{where}.name"))
 
 
-def _d_frame(node, arrays, where):
+def _d_frame(node: dict[str, Any], arrays: _Arrays, where: str) -> pd.DataFrame:
     index = decode(_field(node, "index", (dict,)), arrays, f"{where}.index")
     columns = decode(_field(node, "columns", (dict,)), arrays, f"{where}.columns")
     data = [_array({"array": key}, arrays) for key in _field(node, "data", (list,))]
@@ -351,7 +352,7 @@ def _d_frame(node, arrays, where):
     return frame
 
 
-def _d_scaler(node, arrays, where):
+def _d_scaler(node: dict[str, Any], arrays: _Arrays, where: str) -> StandardScaler:
     params = decode(_field(node, "params", (dict,)), arrays, f"{where} parameters")
     state = decode(_field(node, "state", (dict,)), arrays, where)
     if not isinstance(params, dict) or not isinstance(state, dict):
@@ -368,7 +369,7 @@ def _d_scaler(node, arrays, where):
     return scaler
 
 
-_DECODERS: dict[str, Callable] = {
+_DECODERS: dict[str, Callable[[dict[str, Any], _Arrays, str], Any]] = {
     "float": _d_float,
     "tuple": _d_tuple,
     "dict": _d_dict,

@@ -13,20 +13,19 @@ and the weights must be finite, before the estimator is returned.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load as from_safetensors
 
+# torch's dispatch hook for factory calls (no public hook sees them); torch >= 1.13 has it
+# and forecast requires torch >= 2.2
+from torch.utils._python_dispatch import TorchDispatchMode
+
 from forecast.persistence.errors import ModelFormatError
 from forecast.persistence.files import strict_json
-
-try:  # torch's dispatch hook for factory calls (no public hook sees them; torch >= 1.13)
-    from torch.utils._python_dispatch import TorchDispatchMode
-except ImportError:  # a torch without it: shapes are still checked, the build is not capped
-    TorchDispatchMode = None
+from forecast.persistence.manifest import VerifiedFiles
 
 __all__ = ["MAX_HEADER", "WEIGHTS", "header_length", "read_header", "restore_modules"]
 
@@ -62,7 +61,9 @@ def header_length(head: bytes, size: int, where: Path) -> int:
     return n
 
 
-def read_header(head: bytes, size: int, where: Path) -> dict[str, tuple[torch.dtype, tuple]]:
+def read_header(
+    head: bytes, size: int, where: Path
+) -> dict[str, tuple[torch.dtype, tuple[int, ...]]]:
     """Return tensor name to (dtype, shape) from the header of a safetensors file.
 
     Parameters
@@ -118,7 +119,7 @@ def read_header(head: bytes, size: int, where: Path) -> dict[str, tuple[torch.dt
     return out
 
 
-def _factory_bytes(func, args, kwargs) -> int | None:
+def _factory_bytes(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
     """Bytes a factory op will allocate, from its arguments (None: not a sized factory)."""
     dtype = kwargs.get("dtype") or torch.get_default_dtype()
     if args and isinstance(args[0], list | tuple) and all(type(d) is int for d in args[0]):
@@ -128,14 +129,20 @@ def _factory_bytes(func, args, kwargs) -> int | None:
     return None
 
 
-class _Budget(TorchDispatchMode or object):
+class _Budget(TorchDispatchMode):
     """Refuse any tensor allocation that would take the total past ``limit`` bytes."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit, self.used = limit, 0
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self,
+        func: Any,
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
         kwargs = kwargs or {}
         planned = _factory_bytes(func, args, kwargs)
         if planned is not None and self.used + planned > self.limit:
@@ -146,7 +153,9 @@ class _Budget(TorchDispatchMode or object):
         return out
 
 
-def restore_modules(estimator, names: list, files: Mapping, path: Path, device: str) -> None:
+def restore_modules(
+    estimator: Any, names: list[str], files: VerifiedFiles, path: Path, device: str
+) -> None:
     """Check the header, build the modules within budget, compare shapes, load the weights.
 
     Parameters
@@ -176,7 +185,7 @@ def restore_modules(estimator, names: list, files: Mapping, path: Path, device: 
     for key in header:
         if key.partition(".")[0] not in names:
             raise ModelFormatError(f"{where}: tensor {key!r} belongs to no module in {names}")
-    budget = _Budget(2 * size + _SLACK) if TorchDispatchMode is not None else nullcontext()
+    budget = _Budget(2 * size + _SLACK)
     try:
         with budget:
             estimator._build_module()
@@ -204,7 +213,7 @@ def restore_modules(estimator, names: list, files: Mapping, path: Path, device: 
         tensors = from_safetensors(data)
     except Exception as err:  # safetensors raises its own error types
         raise ModelFormatError(f"{where}: not a readable safetensors file ({err})") from err
-    states: dict[str, dict] = {name: {} for name in names}
+    states: dict[str, dict[str, torch.Tensor]] = {name: {} for name in names}
     for key, tensor in tensors.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise ModelFormatError(f"{where}: tensor {key!r} holds NaN or infinite weights")

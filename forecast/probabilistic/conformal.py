@@ -30,12 +30,14 @@ and never use a value after their origin.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from forecast.base import BaseForecaster
+from forecast.base import BaseForecaster, FrameLike
 from forecast.frames import validation as V
 from forecast.frames.quantiles import (
     DIGITS,
@@ -143,19 +145,19 @@ class ConformalForecaster(BaseForecaster):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: BaseForecaster | None = None,
         *,
-        coverage=0.8,
-        calibration=0.2,
-        window=None,
-        horizon=None,
-        stride=1,
-        method="signed",
-        per_step=True,
-        by_hour=True,
-        adaptive=False,
-        gamma=0.005,
-        timezone=None,
+        coverage: float | Sequence[float] = 0.8,
+        calibration: float | int = 0.2,
+        window: str | pd.Timedelta | None = None,
+        horizon: int | None = None,
+        stride: int = 1,
+        method: str = "signed",
+        per_step: bool = True,
+        by_hour: bool = True,
+        adaptive: bool = False,
+        gamma: float = 0.005,
+        timezone: str | None = None,
     ) -> None:
         self.estimator = estimator
         self.coverage = coverage
@@ -191,7 +193,7 @@ class ConformalForecaster(BaseForecaster):
         if self.horizon is not None:
             return int(self.horizon)
         inner = getattr(self.estimator, "horizon", None)
-        return int(inner) if isinstance(inner, numbers.Integral) and inner >= 1 else 24
+        return int(inner) if isinstance(inner, numbers.Integral) and int(inner) >= 1 else 24
 
     def _alphas(self) -> np.ndarray:
         # rounded so that 1 - 0.8 is 0.2: order-statistic ranks such as (n + 1) * alpha / 2
@@ -201,20 +203,21 @@ class ConformalForecaster(BaseForecaster):
     def _quantile_levels(self) -> tuple[float, ...]:
         return tuple(getattr(self, "levels_", ()))
 
-    def _covariate_names(self) -> tuple[list, list]:
-        return self.estimator._covariate_names()
+    def _covariate_names(self) -> tuple[list[str], list[str]]:
+        return cast(BaseForecaster, self.estimator)._covariate_names()  # checked in fit
 
     def _min_history(self) -> int:
-        inner = getattr(self, "estimator_", None) or self.estimator
+        inner = cast(BaseForecaster, getattr(self, "estimator_", None) or self.estimator)
         return inner._min_history()
 
     @property
-    def train_tail_(self) -> dict:
+    def train_tail_(self) -> dict[Any, pd.DataFrame]:  # type: ignore[override]  # see below
+        # BaseForecaster assigns train_tail_ in _prepare_fit; here it is the estimator's
         """The history the fitted estimator keeps for ``predict`` without history."""
         return self.estimator_.train_tail_
 
     # ------------------------------------------------------------------ fit
-    def _prepare_fit(self, X) -> tuple:
+    def _prepare_fit(self, X: FrameLike) -> tuple[Any, ...]:
         """Check the parameters and ``X``; static mode: run the calibration backtest."""
         self._check_params()
         frames, kind = V.split_series(X, "X")
@@ -225,7 +228,7 @@ class ConformalForecaster(BaseForecaster):
             static = static_forecasts(self, X, frames, kind, index, horizon)
         return frames, kind, index, horizon, static
 
-    def _fit_frames(self, X, prepared: tuple, callbacks: list) -> None:
+    def _fit_frames(self, X: FrameLike, prepared: tuple[Any, ...], callbacks: list[Any]) -> None:
         """Fit the estimator on all of ``X`` (callbacks see its epochs) and tabulate."""
         frames, kind, index, horizon, static = prepared
         epochs = [EpochsOnly(c) for c in callbacks]
@@ -252,7 +255,7 @@ class ConformalForecaster(BaseForecaster):
     def _hourly(self) -> bool:
         return bool(self.by_hour and self.sub_daily_)
 
-    def _hours(self, times) -> np.ndarray:
+    def _hours(self, times: Any) -> np.ndarray:
         if not self._hourly():
             return np.zeros(len(times), dtype=np.int64)
         index = pd.DatetimeIndex(times)
@@ -261,7 +264,14 @@ class ConformalForecaster(BaseForecaster):
         return np.asarray(index.hour, dtype=np.int64)
 
     # -------------------------------------------------------------- predict
-    def _predict_frames(self, horizon, history, future, levels, max_horizon):
+    def _predict_frames(
+        self,
+        horizon: int,
+        history: Any,
+        future: Any,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
+    ) -> FrameLike:
         """Point forecasts of the estimator, then the interval columns of ``levels``."""
         point = self.estimator_.predict(
             horizon, history=history, future=future, max_horizon=max_horizon
@@ -281,7 +291,14 @@ class ConformalForecaster(BaseForecaster):
             out[key] = pd.concat([frame, pd.DataFrame(bands, index=frame.index)], axis=1)
         return V.join_series(out, kind)
 
-    def _predict_origins_frames(self, data, origins, horizon, levels, max_horizon):
+    def _predict_origins_frames(
+        self,
+        data: Any,
+        origins: Any,
+        horizon: int,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
+    ) -> pd.DataFrame:
         """Forecasts of the estimator from every origin, then the interval columns."""
         pred = self.estimator_.predict_origins(data, origins, horizon, max_horizon=max_horizon)
         if not levels:
@@ -306,7 +323,8 @@ class ConformalForecaster(BaseForecaster):
                 values[rows], table, gk[q], step[rows], times[rows], alpha[q], levels
             )
             for name, column in bands.items():
-                out.iloc[rows, out.columns.get_loc(name)] = column
+                # pandas-stubs types iloc[...] = only for (slice, label) pairs
+                out.iloc[rows, out.columns.get_loc(name)] = column  # type: ignore[index]
         return pd.concat([pred, out], axis=1)
 
     def _check_horizon(self, horizon: int) -> None:
@@ -316,14 +334,23 @@ class ConformalForecaster(BaseForecaster):
                 f"{horizon}: refit with horizon >= {horizon}"
             )
 
-    def _series(self, key) -> int:
+    def _series(self, key: Any) -> int:
         if key not in self.series_keys_:
             raise ValueError(
                 f"series {key!r} was not calibrated; calibrated series: {self.series_keys_}"
             )
         return self.series_keys_.index(key)
 
-    def _bands(self, values, table, gk, steps, times, alpha, levels) -> dict:
+    def _bands(
+        self,
+        values: np.ndarray,
+        table: ScoreTable,
+        gk: Any,
+        steps: Any,
+        times: Any,
+        alpha: Any,
+        levels: tuple[float, ...],
+    ) -> dict[str, np.ndarray]:
         """Interval columns for rows of point forecasts ``values`` (n, C).
 
         Row ``i`` is scored by the groups ``table.group[gk[i]]`` at level ``alpha[i]``.
@@ -347,7 +374,9 @@ class ConformalForecaster(BaseForecaster):
         return {name: out[name] for name in ordered}
 
     # ----------------------------------------------------------- calibration
-    def _calibration_at(self, frame, key, queries) -> tuple:
+    def _calibration_at(
+        self, frame: pd.DataFrame | None, key: Any, queries: pd.DatetimeIndex
+    ) -> tuple[ScoreTable, np.ndarray, np.ndarray]:
         """``(table, gk, alpha)`` for forecasts issued at ``queries`` from series ``key``.
 
         ``table.group[gk[j]]`` holds the groups of query ``j`` and ``alpha[j]`` its levels.

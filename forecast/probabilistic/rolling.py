@@ -17,6 +17,8 @@ functions are pure (timestamps and arrays in, timestamps and score tables out).
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 import pandas as pd
 
@@ -27,7 +29,7 @@ from forecast.probabilistic.table import ScoreTable, aci_path, build_table, min_
 DAY = pd.Timedelta("1D")
 
 
-def parse_window(window) -> pd.Timedelta | None:
+def parse_window(window: object) -> pd.Timedelta | None:
     """``None`` or a positive duration (``"56D"``, ``pd.Timedelta``) as a Timedelta.
 
     Raises
@@ -51,7 +53,7 @@ def parse_window(window) -> pd.Timedelta | None:
     return span
 
 
-def window_strides(window, step: pd.Timedelta) -> int:
+def window_strides(window: object, step: pd.Timedelta) -> int:
     """Strides of length ``step`` that fit in ``window`` (at least one, else ValueError)."""
     n = int(parse_window(window) // step)
     if n < 1:
@@ -81,7 +83,7 @@ def shifted(
 
 
 def calibration_origins(
-    queries: pd.DatetimeIndex, step: pd.Timedelta, n: int, span: pd.Timedelta, clock
+    queries: pd.DatetimeIndex, step: pd.Timedelta, n: int, span: pd.Timedelta, clock: str | None
 ) -> pd.DatetimeIndex:
     """Return the calibration origins of every query: ``(Q * n)`` timestamps, query-major.
 
@@ -90,16 +92,18 @@ def calibration_origins(
     """
     cal = shifted(queries, np.arange(1, n + 1), step, clock)
     late = np.asarray(cal + span > queries.repeat(n))
-    return cal.where(~late)
+    return cast(pd.DatetimeIndex, cal.where(~late))  # Index.where keeps the DatetimeIndex
 
 
-def replay_origins(start, last, step: pd.Timedelta, clock) -> pd.DatetimeIndex:
+def replay_origins(
+    start: pd.Timestamp, last: pd.Timestamp, step: pd.Timedelta, clock: str | None
+) -> pd.DatetimeIndex:
     """Return ``start + k * step`` for ``k >= 0`` up to ``last`` (clock as in :func:`shifted`)."""
-    start = pd.DatetimeIndex([start])
-    if last < start[0]:
-        return start[:0]
-    n = int((last - start[0]) // step) + 2  # one more: a local day may be 23 hours long
-    out = shifted(start, -np.arange(n), step, clock)
+    first = pd.DatetimeIndex([start])
+    if last < first[0]:
+        return first[:0]
+    n = int((last - first[0]) // step) + 2  # one more: a local day may be 23 hours long
+    out = shifted(first, -np.arange(n), step, clock)
     return out[out.notna() & (out <= last)]
 
 
@@ -167,12 +171,15 @@ def rolling_table(
     return stack_tables(tables)
 
 
-def fit_end_tables(model, frames: dict) -> tuple:
+def fit_end_tables(
+    model: Any, frames: dict[Any, pd.DataFrame]
+) -> tuple[ScoreTable, int, pd.Timestamp | None]:
     """Tabulate the window before the end of each series: ``(K, C, S, D)`` groups.
 
     Returns the stacked table, the residuals it holds and the first origin used.
     """
-    tables, n, first = [], 0, None
+    tables: list[ScoreTable] = []
+    n, first = 0, None
     for key, frame in frames.items():
         table, _, (used, count) = rolling_levels(model, frame, key, frame.index[-1:])
         tables.append(table)
@@ -181,7 +188,9 @@ def fit_end_tables(model, frames: dict) -> tuple:
     return stack_tables(tables), n, first
 
 
-def rolling_levels(model, frame: pd.DataFrame, key, queries) -> tuple:
+def rolling_levels(
+    model: Any, frame: pd.DataFrame, key: Any, queries: pd.Index
+) -> tuple[ScoreTable, np.ndarray, tuple[pd.Timestamp, int]]:
     """Score tables and ACI levels of forecasts issued at ``queries`` from series ``key``.
 
     One batched forecast of the fitted estimator from every origin needed: those in the
@@ -198,7 +207,8 @@ def rolling_levels(model, frame: pd.DataFrame, key, queries) -> tuple:
     """
     freq = pd.Timedelta(model.freq_)
     step, span, clock = model.stride * freq, model.steps_ * freq, model._clock()
-    frame = frame.set_axis(V.align_tz(frame.index, model.tz_, key, "history"))
+    index = cast(pd.DatetimeIndex, frame.index)  # a checked history frame
+    frame = frame.set_axis(V.align_tz(index, model.tz_, key, "history"))
     queries = pd.DatetimeIndex(queries)
     replay = queries[:0]
     if model.adaptive:
@@ -245,7 +255,14 @@ def rolling_levels(model, frame: pd.DataFrame, key, queries) -> tuple:
     return ScoreTable(table.table, table.counts, table.group[asked]), alpha, (first, count)
 
 
-def _check_history(model, frame, key, queries, cal, n) -> None:
+def _check_history(
+    model: Any,
+    frame: pd.DataFrame,
+    key: Any,
+    queries: pd.DatetimeIndex,
+    cal: pd.DatetimeIndex,
+    n: int,
+) -> None:
     """Every calibration origin must lie in ``frame`` with the estimator's context."""
     context = model.estimator_._min_history()
     pos = frame.index.get_indexer(cal)
@@ -263,7 +280,14 @@ def _check_history(model, frame, key, queries, cal, n) -> None:
     )
 
 
-def _check_counts(model, frame, key, queries, members, resid) -> None:
+def _check_counts(
+    model: Any,
+    frame: pd.DataFrame,
+    key: Any,
+    queries: pd.DatetimeIndex,
+    members: list[np.ndarray],
+    resid: np.ndarray,
+) -> None:
     """Each query's window must hold enough residuals for the smallest miscoverage."""
     needed = min_scores(model._alphas(), model.method)
     for i, rows in enumerate(members):

@@ -8,6 +8,7 @@ replayed from the fit end at prediction time.
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,12 +19,12 @@ from forecast.frames.slices import actuals, series_index, slice_series
 from forecast.probabilistic.table import ScoreTable, aci_path, build_table, min_scores
 
 
-def calibration_rows(value, index: pd.DatetimeIndex) -> int:
+def calibration_rows(value: object, index: pd.DatetimeIndex) -> int:
     """Count the rows of the calibration period ``value`` at the end of ``index``."""
     n = len(index)
     if isinstance(value, float) and 0 < value < 1:
         return int(round(n * value))
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 1:
         return int(value)
     if isinstance(value, str):
         try:
@@ -38,7 +39,14 @@ def calibration_rows(value, index: pd.DatetimeIndex) -> int:
     )
 
 
-def static_forecasts(model, X, frames: dict, kind: str, index, horizon: int) -> tuple:
+def static_forecasts(
+    model: Any,
+    X: Any,
+    frames: dict[Any, pd.DataFrame],
+    kind: str,
+    index: pd.DatetimeIndex,
+    horizon: int,
+) -> tuple[pd.DataFrame, pd.Timestamp]:
     """Forecasts of a clone fitted before the calibration period, and its first origin."""
     rows = calibration_rows(model.calibration, index)
     stride = int(model.stride)
@@ -57,7 +65,13 @@ def static_forecasts(model, X, frames: dict, kind: str, index, horizon: int) -> 
     return pred, first
 
 
-def static_table(model, pred: pd.DataFrame, frames: dict, kind: str, index) -> tuple:
+def static_table(
+    model: Any,
+    pred: pd.DataFrame,
+    frames: dict[Any, pd.DataFrame],
+    kind: str,
+    index: pd.DatetimeIndex,
+) -> tuple[ScoreTable, int]:
     """Tabulate the calibration forecasts ``pred``; also return the residuals used."""
     keys, columns = model.series_keys_, list(model.columns_)
     truth = actuals(pred, frames, kind, columns)
@@ -86,7 +100,7 @@ def static_table(model, pred: pd.DataFrame, frames: dict, kind: str, index) -> t
     return table, int(ok.sum())
 
 
-def static_levels(model, frame: pd.DataFrame, key, origins) -> np.ndarray:
+def static_levels(model: Any, frame: pd.DataFrame, key: Any, origins: Any) -> np.ndarray:
     """ACI levels ``(len(origins), n_coverages)`` of forecasts issued at ``origins``.
 
     Nominal levels unless ``adaptive``; else the levels after every replayed forecast

@@ -19,6 +19,7 @@ calibration residual allows.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,7 +45,7 @@ class ScoreTable:
     group: np.ndarray
 
 
-def min_scores(alphas, method: str) -> int:
+def min_scores(alphas: Iterable[float], method: str) -> int:
     """Scores a group needs so that the smallest ``alpha`` has an order inside ``1..n``."""
     tail = min(alphas) / (2.0 if method == "signed" else 1.0)
     return max(1, math.ceil(1.0 / tail) - 1)

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
+from forecast.models.baselines._wallclock import fixed_step
+
 
 def to_steps(value: object, freq: pd.DateOffset, name: str) -> int:
     """Convert a period given in steps (int) or as a time span (``"1D"``) to steps.
@@ -37,13 +39,15 @@ def to_steps(value: object, freq: pd.DateOffset, name: str) -> int:
             raise ValueError(f"{name} must be a positive number of steps, got {value}")
         return int(value)
     try:
-        span = pd.Timedelta(to_offset(value))
+        # any value: to_offset raises TypeError or ValueError, caught below
+        span = pd.Timedelta(to_offset(value))  # type: ignore[call-overload]
     except (TypeError, ValueError) as err:
         raise ValueError(
             f"{name}={value!r} is neither an int number of steps nor a fixed time span such as '1D'"
         ) from err
     try:
-        step = pd.Timedelta(freq)
+        # pandas-stubs take only Tick offsets; a calendar one raises ValueError, caught below
+        step = pd.Timedelta(freq)  # type: ignore[arg-type]
     except (TypeError, ValueError) as err:
         raise ValueError(
             f"{name}={value!r} is a time span, but the data frequency {freq.freqstr} has no fixed "
@@ -64,6 +68,29 @@ def season_steps(value: object, freq: pd.DateOffset, name: str) -> int:
     if steps < 2:
         raise ValueError(f"{name} must be at least 2 steps, got {steps}")
     return steps
+
+
+def steps_up(value: object, freq: pd.DateOffset, name: str) -> int:
+    """Convert a positive int, or a time span rounded up to whole steps of ``freq``."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if value < 1:
+            raise ValueError(f"{name} must be a positive number of steps, got {value}")
+        return int(value)
+    step = fixed_step(freq)
+    try:
+        span = pd.Timedelta(value)  # type: ignore[arg-type]  # TypeError/ValueError: caught
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"{name} must be an int number of steps or a time span, got {value!r}"
+        ) from err
+    if step is None:
+        raise ValueError(
+            f"{name}={value!r} is a time span, but the data frequency {freq.freqstr} has no fixed "
+            "length; give it as an int number of steps"
+        )
+    if span <= pd.Timedelta(0):
+        raise ValueError(f"{name} must be a positive time span, got {value!r}")
+    return int(-(-span.value // step))
 
 
 def naive_forecast(y: np.ndarray, horizon: int) -> np.ndarray:

@@ -14,6 +14,7 @@ runs with BLAS limited to one thread.
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -23,7 +24,7 @@ from forecast.frames import validation as V
 from forecast.models.baselines._math import to_steps
 
 
-def int_tuple(value: object, length: int, name: str) -> tuple:
+def int_tuple(value: object, length: int, name: str) -> tuple[Any, ...]:
     """Check a model order such as ``(p, d, q)``: ``length`` values, the first three ints."""
     if not isinstance(value, list | tuple) or len(value) != length:
         raise ValueError(f"{name} must be a tuple of {length} values, got {value!r}")
@@ -48,16 +49,24 @@ class StatsBaseline(BaseForecaster):
     _scale_targets = False
 
     # -------------------------------------------------------------- engine
-    def _spec(self) -> dict:
+    def _spec(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _spec_min_history(self, spec: dict) -> int:
+    def _spec_min_history(self, spec: dict[str, Any]) -> int:
         raise NotImplementedError
 
-    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict):
+    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def _forecast_one(self, y, exog, exog_future, spec, params, horizon) -> np.ndarray:
+    def _forecast_one(
+        self,
+        y: np.ndarray,
+        exog: np.ndarray | None,
+        exog_future: np.ndarray | None,
+        spec: dict[str, Any],
+        params: Any,
+        horizon: int,
+    ) -> np.ndarray:
         raise NotImplementedError
 
     # --------------------------------------------------------------- hooks
@@ -74,7 +83,7 @@ class StatsBaseline(BaseForecaster):
     def _keep_history(self) -> int | None:
         return self._window()
 
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         spec = self._spec()
         need = self._spec_min_history(spec)
         window = self._window()

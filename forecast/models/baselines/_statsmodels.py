@@ -9,6 +9,8 @@ function.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 
 from forecast.models.baselines._math import seasonal_components_forecast
@@ -17,7 +19,7 @@ _SMOOTHING = ("smoothing_level", "smoothing_trend", "smoothing_seasonal", "dampi
 
 
 # ------------------------------------------------------------------------ ETS
-def _ets_model(y: np.ndarray, spec: dict):
+def _ets_model(y: np.ndarray, spec: dict[str, Any]) -> Any:
     from statsmodels.tsa.holtwinters import ExponentialSmoothing  # heavy engine: imported when used
 
     return ExponentialSmoothing(
@@ -30,7 +32,7 @@ def _ets_model(y: np.ndarray, spec: dict):
     )
 
 
-def ets_fit(y: np.ndarray, spec: dict) -> dict:
+def ets_fit(y: np.ndarray, spec: dict[str, Any]) -> dict[str, float]:
     """Estimate the smoothing parameters of a Holt-Winters model on ``y`` (T,).
 
     ``spec`` holds ``trend``, ``damped_trend``, ``seasonal``, ``seasonal_periods`` (steps)
@@ -42,7 +44,9 @@ def ets_fit(y: np.ndarray, spec: dict) -> dict:
     return {k: float(v) for k, v in found.items() if v is not None and np.isfinite(v)}
 
 
-def ets_forecast(y: np.ndarray, spec: dict, params: dict, horizon: int) -> np.ndarray:
+def ets_forecast(
+    y: np.ndarray, spec: dict[str, Any], params: dict[str, float], horizon: int
+) -> np.ndarray:
     """Filter ``y`` (T,) with fixed smoothing parameters and forecast ``horizon`` steps.
 
     The initial states are derived from ``y`` itself: by the heuristic of Hyndman and
@@ -58,7 +62,7 @@ def ets_forecast(y: np.ndarray, spec: dict, params: dict, horizon: int) -> np.nd
     return np.asarray(result.forecast(horizon), dtype=float)
 
 
-def ets_min_history(spec: dict) -> int:
+def ets_min_history(spec: dict[str, Any]) -> int:
     """Rows the heuristic initialisation needs (also used for ``"estimated"``)."""
     m = spec["seasonal_periods"]
     if not spec["seasonal"]:
@@ -67,7 +71,7 @@ def ets_min_history(spec: dict) -> int:
 
 
 # -------------------------------------------------------------------- SARIMAX
-def _sarimax_model(y: np.ndarray, exog: np.ndarray | None, spec: dict):
+def _sarimax_model(y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
     from statsmodels.tsa.statespace.sarimax import SARIMAX  # heavy engine: imported when used
 
     return SARIMAX(
@@ -79,7 +83,7 @@ def _sarimax_model(y: np.ndarray, exog: np.ndarray | None, spec: dict):
     )
 
 
-def sarimax_fit(y: np.ndarray, exog: np.ndarray | None, spec: dict) -> np.ndarray:
+def sarimax_fit(y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> np.ndarray:
     """Maximum-likelihood parameters of a SARIMAX model on ``y`` (T,) and ``exog`` (T, F)."""
     result = _sarimax_model(y, exog, spec).fit(disp=False, maxiter=spec["maxiter"])
     return np.asarray(result.params, dtype=float)
@@ -89,7 +93,7 @@ def sarimax_forecast(
     y: np.ndarray,
     exog: np.ndarray | None,
     exog_future: np.ndarray | None,
-    spec: dict,
+    spec: dict[str, Any],
     params: np.ndarray,
     horizon: int,
 ) -> np.ndarray:
@@ -101,7 +105,7 @@ def sarimax_forecast(
     return np.asarray(result.forecast(horizon, exog=exog_future), dtype=float)
 
 
-def sarimax_min_history(spec: dict) -> int:
+def sarimax_min_history(spec: dict[str, Any]) -> int:
     """Return a lower bound on the rows of one SARIMAX fit: differencing, lag span, plus 2."""
     p, d, q = spec["order"]
     big_p, big_d, big_q, s = spec["seasonal_order"]
@@ -118,7 +122,7 @@ def mstl_decompose(y: np.ndarray, periods: list[int]) -> tuple[np.ndarray, np.nd
     return seasonal, y - seasonal.sum(axis=1)
 
 
-def _deseasonal_model(z: np.ndarray, spec: dict):
+def _deseasonal_model(z: np.ndarray, spec: dict[str, Any]) -> Any:
     if spec["trend_model"] == "ets":
         # heavy engine: imported when used
         from statsmodels.tsa.holtwinters import ExponentialSmoothing
@@ -131,7 +135,7 @@ def _deseasonal_model(z: np.ndarray, spec: dict):
     return ARIMA(z, order=spec["arima_order"])
 
 
-def mstl_fit(y: np.ndarray, spec: dict) -> dict | np.ndarray | None:
+def mstl_fit(y: np.ndarray, spec: dict[str, Any]) -> dict[str, float] | np.ndarray | None:
     """Decompose ``y`` and fit the model of the deseasonalised series (trend + remainder)."""
     _, z = mstl_decompose(y, spec["periods"])
     if spec["trend_model"] == "naive":
@@ -143,7 +147,7 @@ def mstl_fit(y: np.ndarray, spec: dict) -> dict | np.ndarray | None:
 
 
 def mstl_forecast(
-    y: np.ndarray, spec: dict, params: dict | np.ndarray | None, horizon: int
+    y: np.ndarray, spec: dict[str, Any], params: dict[str, float] | np.ndarray | None, horizon: int
 ) -> np.ndarray:
     """Decompose ``y``, continue each seasonal component by seasonal naive, add the trend model.
 
@@ -157,12 +161,13 @@ def mstl_forecast(
         return season_part + z[-1]
     model = _deseasonal_model(z, spec)
     if spec["trend_model"] == "ets":
-        result = model.fit(**params, optimized=False)
+        # the ets trend model's params are its smoothing parameters by name
+        result = model.fit(**cast(dict[str, float], params), optimized=False)
     else:
         result = model.filter(params)
     return season_part + np.asarray(result.forecast(horizon), dtype=float)
 
 
-def mstl_min_history(spec: dict) -> int:
+def mstl_min_history(spec: dict[str, Any]) -> int:
     """MSTL needs more than two cycles of the longest period."""
     return 2 * max(spec["periods"]) + 1

@@ -15,6 +15,7 @@ most the threshold, or when it is missing and the node sends missing values left
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class Trees:
     baseline: float
 
 
-def fit_trees(x: np.ndarray, y: np.ndarray, **params) -> Trees:
+def fit_trees(x: np.ndarray, y: np.ndarray, **params: Any) -> Trees:
     """Fit a ``HistGradientBoostingRegressor(**params)`` on ``(x, y)`` and return its trees."""
     from sklearn.ensemble import HistGradientBoostingRegressor  # start-up: ~0.3 s, fit only
 

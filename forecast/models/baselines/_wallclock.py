@@ -57,7 +57,8 @@ class Grid:
 def fixed_step(freq: pd.DateOffset) -> int | None:
     """Length of one step in nanoseconds, or None for calendar frequencies."""
     try:
-        return int(pd.Timedelta(freq).value)
+        # pandas-stubs take only Tick offsets; a calendar one raises ValueError, caught below
+        return int(pd.Timedelta(freq).value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -68,15 +69,15 @@ future_covariates, nan_policy, fill_gaps
 
     def __init__(
         self,
-        lags: int | tuple = 24,
-        seasonal_lags: str | tuple = "auto",
+        lags: int | tuple[int, ...] = 24,
+        seasonal_lags: str | tuple[int | str, ...] = "auto",
         horizon: int | str | None = None,
         alpha: float = 3.0,
         by_time_of_day: bool = True,
         calendar: bool = True,
         country: str | None = None,
         timezone: str | None = None,
-        future_covariates: list | None = None,
+        future_covariates: list[str] | None = None,
         nan_policy: str = "raise",
         fill_gaps: bool = False,
         max_iter: int = 200,
@@ -106,7 +107,7 @@ future_covariates, nan_policy, fill_gaps
         self.l2_regularization = l2_regularization
         self.random_state = random_state
 
-    def _tree_params(self) -> dict:
+    def _tree_params(self) -> dict[str, Any]:
         ints = {
             "max_iter": self.max_iter,
             "max_leaf_nodes": self.max_leaf_nodes,
@@ -118,18 +119,20 @@ future_covariates, nan_policy, fill_gaps
             lowest = 0 if name == "random_state" else (2 if name == "max_leaf_nodes" else 1)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lowest:
                 raise ValueError(f"{name} must be an int >= {lowest}, got {value!r}")
-        for name, value in floats.items():
-            bad = isinstance(value, bool) or not isinstance(value, numbers.Real)
-            if bad or value < 0 or (name == "learning_rate" and value == 0):
+        for name, number in floats.items():
+            bad = isinstance(number, bool) or not isinstance(number, numbers.Real)
+            if bad or number < 0 or (name == "learning_rate" and number == 0):
                 kind = "positive" if name == "learning_rate" else "non-negative"
-                raise ValueError(f"{name} must be a {kind} number, got {value!r}")
+                raise ValueError(f"{name} must be a {kind} number, got {number!r}")
         return {**ints, **floats, "early_stopping": False}
 
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         self._tree_params()  # bad settings are named before the ridge is fitted
         super()._fit(series, callbacks)
 
-    def _fit_after_ridge(self, grids: list[dict], known: list, source: list) -> None:
+    def _fit_after_ridge(
+        self, grids: list[dict[str, Any]], known: list[Any], source: list[Any]
+    ) -> None:
         params, step = self._tree_params(), W.fixed_step(self.freq_)
         models = []
         for c in range(len(self.columns_)):
@@ -146,7 +149,9 @@ future_covariates, nan_policy, fill_gaps
                 models.append(T.fit_trees(np.vstack(rows), np.concatenate(errors), **params))
         self.trees_ = T.stack(models)
 
-    def _lead_forecasts(self, c: int, phase: int, leads: np.ndarray, x: np.ndarray) -> np.ndarray:
+    def _lead_forecasts(
+        self, c: int, phase: int | np.ndarray, leads: np.ndarray, x: np.ndarray
+    ) -> np.ndarray:
         linear = super()._lead_forecasts(c, phase, leads, x)
         inputs = np.column_stack([x, np.full(len(leads), phase), linear])
         model = c * self.horizon_ + leads - 1

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation as V
 from forecast.models.baselines._math import to_steps
+
+
+def _forecasts(s: SeriesArrays) -> np.ndarray:
+    """Return the future covariates of ``s``: the forecast columns, which fit requires."""
+    if s.future is None:
+        raise ValueError(f"{V._where(s.key)}the forecast columns are missing")
+    return s.future
 
 
 class ExternalForecast(BaseForecaster):
@@ -73,7 +82,7 @@ class ExternalForecast(BaseForecaster):
 
     def __init__(
         self,
-        column: str | list = "forecast",
+        column: str | list[str] = "forecast",
         debias: int | str | None = None,
         nan_policy: str = "raise",
         fill_gaps: bool = False,
@@ -83,21 +92,23 @@ class ExternalForecast(BaseForecaster):
         self.nan_policy = nan_policy
         self.fill_gaps = fill_gaps
 
-    def _forecast_columns(self) -> list:
+    def _forecast_columns(self) -> list[str]:
         column = self.column
         columns = [column] if isinstance(column, str) else column
         if not isinstance(columns, list | tuple) or not columns:
             raise TypeError(f"column must be a column name or a list of names, got {column!r}")
         return list(columns)
 
-    def _covariate_names(self) -> tuple[list, list]:
+    def _covariate_names(self) -> tuple[list[str], list[str]]:
         return self._forecast_columns(), []
 
-    def _scale_covariates(self, frame: pd.DataFrame, columns: list) -> np.ndarray:
+    def _scale_covariates(self, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
         # The forecast column is passed through unscaled so that predict returns it exactly.
         return frame[columns].to_numpy(dtype=float)
 
-    def _fill(self, frame, key, targets, covariates):
+    def _fill(
+        self, frame: pd.DataFrame, key: Any, targets: list[str], covariates: list[str]
+    ) -> pd.DataFrame:
         # The history is read only by debias, which skips incomplete rows; the forecast
         # column at forecast timestamps is checked in _predict. "interpolate" fills the
         # forecast column in time.
@@ -119,7 +130,7 @@ class ExternalForecast(BaseForecaster):
         steps = self._debias_steps()  # called by fit before _fit
         return 1 if steps is None else steps
 
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         columns = self._forecast_columns()
         if len(columns) != len(self.columns_):
             raise ValueError(
@@ -130,7 +141,9 @@ class ExternalForecast(BaseForecaster):
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
         k = len(self.columns_)
-        out = np.stack([s.future_steps(horizon)[:, :k] for s in series])  # (N, H, C)
+        out = np.stack(
+            [_forecasts(s)[len(s.y) : len(s.y) + horizon, :k] for s in series]
+        )  # (N, H, C)
         bad = ~np.isfinite(out)
         if bad.any():
             i, h, c = np.argwhere(bad)[0]
@@ -150,7 +163,7 @@ class ExternalForecast(BaseForecaster):
     def _recent_error(self, s: SeriesArrays, steps: int) -> np.ndarray:
         """Mean of ``target - column`` over the last ``steps`` observed rows, per target (C,)."""
         n, k = len(s.y), len(self.columns_)
-        errors = s.y[max(n - steps, 0) :] - s.future[max(n - steps, 0) : n, :k]  # (w, C)
+        errors = s.y[max(n - steps, 0) :] - _forecasts(s)[max(n - steps, 0) : n, :k]  # (w, C)
         complete = np.isfinite(errors)
         total = np.where(complete, errors, 0.0).sum(axis=0)
         count = complete.sum(axis=0)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,32 +14,9 @@ from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation as V
 from forecast.models.baselines import _direct as D
 from forecast.models.baselines import _wallclock as W
-from forecast.models.baselines._math import to_steps
+from forecast.models.baselines._math import steps_up, to_steps
 
 _HOUR_NS = 3_600 * 10**9
-
-
-def _steps_up(value: object, freq: pd.DateOffset, name: str) -> int:
-    """Convert a positive int, or a time span rounded up to whole steps of ``freq``."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if value < 1:
-            raise ValueError(f"{name} must be a positive number of steps, got {value}")
-        return int(value)
-    step = W.fixed_step(freq)
-    try:
-        span = pd.Timedelta(value)
-    except (TypeError, ValueError) as err:
-        raise ValueError(
-            f"{name} must be an int number of steps or a time span, got {value!r}"
-        ) from err
-    if step is None:
-        raise ValueError(
-            f"{name}={value!r} is a time span, but the data frequency {freq.freqstr} has no fixed "
-            "length; give it as an int number of steps"
-        )
-    if span <= pd.Timedelta(0):
-        raise ValueError(f"{name} must be a positive time span, got {value!r}")
-    return int(-(-span.value // step))
 
 
 class LinearLagForecaster(BaseForecaster):
@@ -127,19 +106,27 @@ class LinearLagForecaster(BaseForecaster):
     (36, 1)
     """
 
+    # fitted by _fit
+    lags_: np.ndarray
+    seasonal_lags_: np.ndarray
+    horizon_: int
+    n_phases_: int
+    coef_: np.ndarray
+    intercept_: np.ndarray
+
     _scale_targets = True
 
     def __init__(
         self,
-        lags: int | tuple = 24,
-        seasonal_lags: str | tuple = "auto",
+        lags: int | tuple[int, ...] = 24,
+        seasonal_lags: str | tuple[int | str, ...] = "auto",
         horizon: int | str | None = None,
         alpha: float = 3.0,
         by_time_of_day: bool = True,
         calendar: bool = True,
         country: str | None = None,
         timezone: str | None = None,
-        future_covariates: list | None = None,
+        future_covariates: list[str] | None = None,
         nan_policy: str = "raise",
         fill_gaps: bool = False,
     ):
@@ -185,7 +172,7 @@ class LinearLagForecaster(BaseForecaster):
 
     def _horizon_steps(self) -> int:
         if self.horizon is not None:
-            return _steps_up(self.horizon, self.freq_, "horizon")
+            return steps_up(self.horizon, self.freq_, "horizon")
         step = W.fixed_step(self.freq_)
         return 1 if step is None or step > W.DAY_NS else 2 * W.DAY_NS // step
 
@@ -215,7 +202,7 @@ class LinearLagForecaster(BaseForecaster):
         return None  # day regressors are built on the wall-clock grid (see _grids)
 
     # ---------------------------------------------------------------- grids
-    def _grids(self, series: list[SeriesArrays], horizon: int) -> list[dict]:
+    def _grids(self, series: list[SeriesArrays], horizon: int) -> list[dict[str, Any]]:
         """Each series on its wall-clock grid, with covariates and forecast positions."""
         out = []
         for s in series:
@@ -235,7 +222,7 @@ class LinearLagForecaster(BaseForecaster):
             out.append({"key": s.key, "grid": grid, "pos": pos, "times": times, "covs": covs})
         return out
 
-    def _known(self, grids: list[dict]) -> tuple[list, list]:
+    def _known(self, grids: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
         """Known-in-advance regressors and seasonal-source holiday regressors per grid."""
         if not self.calendar:
             return [g["covs"] for g in grids], [None] * len(grids)
@@ -251,7 +238,7 @@ class LinearLagForecaster(BaseForecaster):
         return known, source
 
     # ------------------------------------------------------------------ fit
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         # many small products: a multi-threaded BLAS spends its time synchronising threads
         with threadpool_limits(limits=1, user_api="blas"):
             self._fit_single_thread(series)
@@ -306,7 +293,16 @@ class LinearLagForecaster(BaseForecaster):
         self.coef_, self.intercept_ = coef, intercept
         self._fit_after_ridge(grids, known, source)
 
-    def _lead_rows(self, c: int, j: int, grids, known, source, lags, seasonal):
+    def _lead_rows(
+        self,
+        c: int,
+        j: int,
+        grids: list[dict[str, Any]],
+        known: list[Any],
+        source: list[Any],
+        lags: np.ndarray,
+        seasonal: np.ndarray,
+    ) -> Iterator[tuple[Any, np.ndarray, np.ndarray, np.ndarray]]:
         """Yield ``(grid, origins, x, y)`` per training grid: the rows of channel ``c``, lead ``j``.
 
         ``origins`` are the grid positions with ``lags``/``seasonal`` history and a target ``j``
@@ -322,7 +318,9 @@ class LinearLagForecaster(BaseForecaster):
             x = D.regressors(values, origins, np.full(len(origins), j), lags, seasonal, kn, so)
             yield grid, origins, x, values[origins + j]
 
-    def _fit_after_ridge(self, grids: list[dict], known: list, source: list) -> None:
+    def _fit_after_ridge(
+        self, grids: list[dict[str, Any]], known: list[Any], source: list[Any]
+    ) -> None:
         """Fit what a subclass adds to the ridge, on the training grids (nothing here)."""
 
     # -------------------------------------------------------------- predict
@@ -342,7 +340,9 @@ class LinearLagForecaster(BaseForecaster):
             out[i] = self._roll(g, kn, so, step)
         return out
 
-    def _lead_forecasts(self, c: int, phase, leads: np.ndarray, x: np.ndarray) -> np.ndarray:
+    def _lead_forecasts(
+        self, c: int, phase: int | np.ndarray, leads: np.ndarray, x: np.ndarray
+    ) -> np.ndarray:
         """Return the forecasts of channel ``c`` at ``leads`` from ``x`` (J, F).
 
         ``phase`` is the origins' time of day: one for all rows, or one per row.
@@ -350,7 +350,7 @@ class LinearLagForecaster(BaseForecaster):
         w = self.coef_[c, phase, leads - 1]  # (J, F)
         return np.einsum("jf,jf->j", x, w) + self.intercept_[c, phase, leads - 1]
 
-    def _roll(self, g: dict, known, source, step) -> np.ndarray:
+    def _roll(self, g: dict[str, Any], known: Any, source: Any, step: int | None) -> np.ndarray:
         """Forecast one grid block of ``horizon_`` leads at a time up to the last target."""
         grid, pos = g["grid"], g["pos"]
         origin = grid.origin

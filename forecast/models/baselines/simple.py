@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,7 +51,7 @@ class Naive(BaseForecaster):
     def _keep_history(self) -> int:
         return 1
 
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         """Nothing to learn."""
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
@@ -144,7 +145,9 @@ class SeasonalNaive(BaseForecaster):
         """Tell whether seasons count local days: a whole-day season on a tz-aware index."""
         if self.tz_ is None or isinstance(self.season, numbers.Integral):
             return False
-        return pd.Timedelta(to_offset(self.season)) % pd.Timedelta(days=1) == pd.Timedelta(0)
+        # an offset string here (ints returned above); pandas-stubs: Timedelta takes a Tick
+        span = pd.Timedelta(to_offset(self.season))  # type: ignore[arg-type]
+        return span % pd.Timedelta(days=1) == pd.Timedelta(0)
 
     def _margin(self) -> int:
         """Extra rows: a tz-aware week can hold one elapsed hour more than 7 x 24 hours."""
@@ -164,7 +167,7 @@ class SeasonalNaive(BaseForecaster):
         steps, n = self._needed()
         return steps * n + self._margin()
 
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         steps, n = self._needed()
         for s in series:
             V.check_length(len(s.y), steps * n, s.key, f"{n} season(s) of {steps} steps")

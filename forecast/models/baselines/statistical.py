@@ -7,6 +7,9 @@ to the history it is given (see :mod:`forecast.models.baselines._per_series`).
 from __future__ import annotations
 
 import numbers
+from typing import Any
+
+import numpy as np
 
 from forecast.models.baselines import _statsmodels as S
 from forecast.models.baselines._math import season_steps, to_steps
@@ -82,7 +85,7 @@ class ETSForecaster(StatsBaseline):
         self.nan_policy = nan_policy
         self.fill_gaps = fill_gaps
 
-    def _spec(self) -> dict:
+    def _spec(self) -> dict[str, Any]:
         for name in ("trend", "seasonal"):
             value = getattr(self, name)
             if value not in (None, "add", "mul"):
@@ -105,13 +108,21 @@ class ETSForecaster(StatsBaseline):
             "initialization_method": self.initialization_method,
         }
 
-    def _spec_min_history(self, spec: dict) -> int:
+    def _spec_min_history(self, spec: dict[str, Any]) -> int:
         return S.ets_min_history(spec)
 
-    def _fit_one(self, y, exog, spec):
+    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
         return S.ets_fit(y, spec)
 
-    def _forecast_one(self, y, exog, exog_future, spec, params, horizon):
+    def _forecast_one(
+        self,
+        y: np.ndarray,
+        exog: np.ndarray | None,
+        exog_future: np.ndarray | None,
+        spec: dict[str, Any],
+        params: Any,
+        horizon: int,
+    ) -> np.ndarray:
         return S.ets_forecast(y, spec, params, horizon)
 
 
@@ -169,10 +180,10 @@ class SARIMAXForecaster(StatsBaseline):
 
     def __init__(
         self,
-        order: tuple = (1, 0, 0),
-        seasonal_order: tuple = (0, 0, 0, 0),
+        order: tuple[int, int, int] = (1, 0, 0),
+        seasonal_order: tuple[int, int, int, int | str] = (0, 0, 0, 0),
         trend: str | None = None,
-        future_covariates: list | None = None,
+        future_covariates: list[str] | None = None,
         calendar: bool = False,
         country: str | None = None,
         timezone: str | None = None,
@@ -193,7 +204,7 @@ class SARIMAXForecaster(StatsBaseline):
         self.nan_policy = nan_policy
         self.fill_gaps = fill_gaps
 
-    def _spec(self) -> dict:
+    def _spec(self) -> dict[str, Any]:
         order = int_tuple(self.order, 3, "order")
         big_p, big_d, big_q, s = int_tuple(self.seasonal_order, 4, "seasonal_order")
         if big_p or big_d or big_q:
@@ -207,13 +218,21 @@ class SARIMAXForecaster(StatsBaseline):
             "maxiter": int(self.maxiter),
         }
 
-    def _spec_min_history(self, spec: dict) -> int:
+    def _spec_min_history(self, spec: dict[str, Any]) -> int:
         return S.sarimax_min_history(spec)
 
-    def _fit_one(self, y, exog, spec):
+    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
         return S.sarimax_fit(y, exog, spec)
 
-    def _forecast_one(self, y, exog, exog_future, spec, params, horizon):
+    def _forecast_one(
+        self,
+        y: np.ndarray,
+        exog: np.ndarray | None,
+        exog_future: np.ndarray | None,
+        spec: dict[str, Any],
+        params: Any,
+        horizon: int,
+    ) -> np.ndarray:
         return S.sarimax_forecast(y, exog, exog_future, spec, params, horizon)
 
 
@@ -268,9 +287,9 @@ class MSTLForecaster(StatsBaseline):
 
     def __init__(
         self,
-        periods: tuple = ("1D", "7D"),
+        periods: tuple[int | str, ...] = ("1D", "7D"),
         trend_model: str = "ets",
-        arima_order: tuple = (1, 1, 1),
+        arima_order: tuple[int, int, int] = (1, 1, 1),
         train_window: int | str | None = "56D",
         nan_policy: str = "raise",
         fill_gaps: bool = False,
@@ -282,7 +301,7 @@ class MSTLForecaster(StatsBaseline):
         self.nan_policy = nan_policy
         self.fill_gaps = fill_gaps
 
-    def _spec(self) -> dict:
+    def _spec(self) -> dict[str, Any]:
         if isinstance(self.periods, str | numbers.Integral) or not self.periods:
             raise ValueError(f"periods must be a non-empty list of periods, got {self.periods!r}")
         periods = [to_steps(p, self.freq_, "periods") for p in self.periods]
@@ -298,11 +317,19 @@ class MSTLForecaster(StatsBaseline):
             "arima_order": int_tuple(self.arima_order, 3, "arima_order"),
         }
 
-    def _spec_min_history(self, spec: dict) -> int:
+    def _spec_min_history(self, spec: dict[str, Any]) -> int:
         return max(S.mstl_min_history(spec), 10)
 
-    def _fit_one(self, y, exog, spec):
+    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
         return S.mstl_fit(y, spec)
 
-    def _forecast_one(self, y, exog, exog_future, spec, params, horizon):
+    def _forecast_one(
+        self,
+        y: np.ndarray,
+        exog: np.ndarray | None,
+        exog_future: np.ndarray | None,
+        spec: dict[str, Any],
+        params: Any,
+        horizon: int,
+    ) -> np.ndarray:
         return S.mstl_forecast(y, spec, params, horizon)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ class ConstantVelocity(BaseForecaster):
     def _keep_history(self) -> int:
         return self._min_history()
 
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         """Nothing to learn (lengths are checked by the base)."""
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
