@@ -75,6 +75,7 @@ class BaseForecaster(BaseEstimator):
     """
 
     _scale_targets: bool = True
+    freq_: pd.DateOffset  # set by fit: the step of the fitted index
 
     # ------------------------------------------------------------ array hooks
     def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:

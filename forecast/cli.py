@@ -364,12 +364,15 @@ def _run(args: argparse.Namespace) -> int:
     """Run the command; a long one under the thread policy, SIGTERM caught, MLflow quiet."""
     if args.command not in _LONG:
         return int(args.func(args) or 0)
-    from forecast.training.interrupts import interruptible  # start-up: imports torch
-    from forecast.training.progress import quiet_libraries  # start-up: as above
-    from forecast.training.threads import set_threads, torch_threads  # start-up: as above
+    # start-up: signal, logging and thread-policy helpers, loaded only for the long commands
+    from forecast.training.interrupts import interruptible
+    from forecast.training.progress import quiet_libraries
+    from forecast.training.threads import set_threads
 
+    # the policy applies where torch runs (training's loop, the models' predictions), so a
+    # command that needs no torch (a baseline, an ONNX export) never imports it
     policy = nullcontext() if args.threads is None else set_threads(args.threads)
-    with interruptible(), quiet_libraries(), policy, torch_threads():
+    with interruptible(), quiet_libraries(), policy:
         return int(args.func(args) or 0)
 
 

@@ -228,7 +228,9 @@ def test_meta_estimators_get_the_template_through_the_frame_hooks():
 def test_public_fit_and_predict_exist_once_in_the_base():
     public = {"fit", "predict", "predict_origins", "save", "load"}
     classes = [
-        c for c in vars(forecast).values() if isinstance(c, type) and issubclass(c, BaseForecaster)
+        c
+        for c in (getattr(forecast, name) for name in forecast.__all__)  # loaded on first use
+        if isinstance(c, type) and issubclass(c, BaseForecaster)
     ]
     assert {"ConformalForecaster", "EnsembleForecaster", "GRUForecaster"} <= {
         c.__name__ for c in classes

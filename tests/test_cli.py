@@ -245,11 +245,13 @@ def test_threads_option_sets_torch_threads_in_the_command_and_restores_them(
     import torch
 
     import forecast.specs.commands
+    from forecast.training.threads import torch_threads
 
     seen = []
 
-    def fake_fit(args):
-        seen.append(torch.get_num_threads())
+    def fake_fit(args):  # what the training loop and predictions see, under their policy
+        with torch_threads():
+            seen.append(torch.get_num_threads())
         return 0
 
     monkeypatch.setattr(forecast.specs.commands, "fit_command", fake_fit)

@@ -20,6 +20,7 @@ from forecast.frames.context import (  # noqa: F401 (context_windows: imported f
     roll_out,
     step_inputs,
 )
+from forecast.training.threads import torch_threads
 from forecast.training.windows import (
     SeriesTriple,
     StreamChunks,
@@ -117,6 +118,7 @@ def data_fingerprint(series: Sequence[SeriesArrays]) -> str:
 
 
 @torch.no_grad()
+@torch_threads()  # the thread policy for every prediction, from Python or a command
 def rollout(
     net: nn.Module,
     x: np.ndarray,

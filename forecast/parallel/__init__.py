@@ -20,7 +20,24 @@ hint (:mod:`forecast.parallel.cluster`, ``docs/ray.md``).
 
 from __future__ import annotations
 
-from forecast.parallel.engine import ENGINES, ray_session
-from forecast.parallel.many import fit_many
+import importlib as _importlib
+
+_HOMES = {  # loaded on first use: the engine checks need neither scikit-learn nor torch
+    "ENGINES": "forecast.parallel.engine",
+    "fit_many": "forecast.parallel.many",
+    "ray_session": "forecast.parallel.engine",
+}
 
 __all__ = ["ENGINES", "fit_many", "ray_session"]
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        value = getattr(_importlib.import_module(_HOMES[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'forecast.parallel' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

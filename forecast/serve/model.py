@@ -4,11 +4,9 @@
 (``models:/``, ``runs:/``, another MLflow URI or an artifact folder with ``MLmodel``) with
 :func:`forecast.tracking.artifacts.load_artifact`, both through
 :func:`forecast.batch.run.load_forecaster`; ``mlflow.pyfunc.load_model`` is never called, so a
-tampered artifact is refused before anything in it runs. Importing :mod:`forecast.models`
-registers the built-in estimator names (``seasonal-naive``, ...) that saved folders carry, as
-``forecast.load`` does (the loader in :mod:`forecast.batch` does not import them itself).
-Requests are answered one at a time (a lock around parse and predict): the answer to each is
-the one a lone call would give.
+tampered artifact is refused before anything in it runs; an ONNX export folder is served by
+:class:`forecast.onnx.runtime.OnnxForecaster`, without torch. Requests are answered one at a
+time (a lock around parse and predict): the answer to each is the one a lone call would give.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-import forecast.models  # noqa: F401  (registers the estimator names saved folders carry)
 from forecast._version import __version__
 from forecast.batch.run import load_forecaster
 from forecast.frames.requests import default_horizon

@@ -97,3 +97,19 @@ def metric_key(*parts: Iterable[Any]) -> str:
     allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-. /:")
     text = "/".join(str(p) for p in parts if p is not None and str(p) != "")
     return "".join(c if c in allowed else "_" for c in text)
+
+
+def end_status(err: BaseException | None) -> str:
+    """MLflow status of a run its code left by ``err``: KILLED for Ctrl+C or SIGTERM, else FAILED.
+
+    Parameters
+    ----------
+    err : BaseException or None
+        What ended the run's block (``KeyboardInterrupt`` for both signals, see
+        :mod:`forecast.training.interrupts`).
+
+    Returns
+    -------
+    str
+    """
+    return "KILLED" if isinstance(err, KeyboardInterrupt) else "FAILED"

@@ -167,13 +167,13 @@ class MLflowCallback(Callback):
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        """Mark the run FAILED when the ``with`` block raised before the fit ended."""
+        """Mark the run KILLED (Ctrl+C, SIGTERM) or FAILED when the block raised before the end."""
         if exc_type is None or self.run_id is None or self._client is None:
             return
         status = self._client.get_run(self.run_id).info.status
         if status == "RUNNING":
             _runs.log_tags(self._client, self.run_id, {"error": f"{exc_type.__name__}: {exc}"})
-            self._client.set_terminated(self.run_id, "FAILED")
+            self._client.set_terminated(self.run_id, _runs.end_status(exc))
 
 
 def _final_metrics(estimator: Any) -> dict[str, float]:

@@ -141,7 +141,7 @@ class MLflowTracker:
             yield run_id
         except BaseException as err:
             _runs.log_tags(client, run_id, {"error": f"{type(err).__name__}: {err}"})
-            client.set_terminated(run_id, "FAILED")
+            client.set_terminated(run_id, _runs.end_status(err))
             raise
         else:
             self._close_comparison(client, run_id)
@@ -232,7 +232,7 @@ class MLflowTracker:
             self._log_backtest(client, run_id, name, estimator, fitted, result, data, plots or {})
         except BaseException as err:
             _runs.log_tags(client, run_id, {"error": f"{type(err).__name__}: {err}"})
-            client.set_terminated(run_id, "FAILED")
+            client.set_terminated(run_id, _runs.end_status(err))
             raise
         client.set_terminated(run_id, "FINISHED")
         self.runs[name] = run_id

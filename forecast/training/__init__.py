@@ -8,21 +8,24 @@ the device resolver, progress reports and fit callbacks. The names of the loop a
 importable from this package, as they were from the module ``forecast.training`` of 0.1.0.
 """
 
-from forecast.training.device import resolve_device
-from forecast.training.loop import (
-    CHECKPOINT_FILE,
-    SCHEDULERS,
-    TrainConfig,
-    TrainResult,
-    build_scheduler,
-    clip_and_step,
-    evaluate,
-    optimizer_step,
-    run_epoch,
-    save_checkpoint,
-    seeded,
-    train,
-)
+import importlib as _importlib
+
+_LOOP = "forecast.training.loop"
+_HOMES = {  # loaded on first use: the command line imports threads and progress without torch
+    "CHECKPOINT_FILE": _LOOP,
+    "SCHEDULERS": _LOOP,
+    "TrainConfig": _LOOP,
+    "TrainResult": _LOOP,
+    "build_scheduler": _LOOP,
+    "clip_and_step": _LOOP,
+    "evaluate": _LOOP,
+    "optimizer_step": _LOOP,
+    "resolve_device": "forecast.training.device",
+    "run_epoch": _LOOP,
+    "save_checkpoint": _LOOP,
+    "seeded": _LOOP,
+    "train": _LOOP,
+}
 
 __all__ = [
     "CHECKPOINT_FILE",
@@ -39,3 +42,15 @@ __all__ = [
     "seeded",
     "train",
 ]
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        value = getattr(_importlib.import_module(_HOMES[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'forecast.training' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

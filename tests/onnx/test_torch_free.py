@@ -73,3 +73,60 @@ def test_runtime_forecasts_without_torch(tmp_path):
     stamps = pd.DatetimeIndex(pd.to_datetime(got["index"], utc=True))
     assert stamps.is_unique and (np.diff(stamps) == pd.Timedelta("1h")).all()  # instants
     assert {s[-6:] for s in got["index"]} == {"+02:00", "+01:00"}  # both sides of the change
+
+
+COMMANDS = textwrap.dedent(
+    """
+    import importlib.abc, json, sys
+
+    class BlockTorch(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "torch" or name.startswith("torch."):
+                raise ImportError(f"torch is not installed here ({name})")
+
+    sys.meta_path.insert(0, BlockTorch())
+    import pandas as pd
+    from forecast.cli import main
+    from forecast.serve.model import load_served
+
+    export, latest, out = sys.argv[1:4]
+    code = main(["batch", "--model", export, "--input", latest, "--output", out,
+                 "--horizon", "6", "--no-track"])
+    served = load_served(export)
+    rows = pd.read_csv(latest).tail(48)
+    body = {"history": rows.to_dict(orient="records"), "horizon": 6}
+    answer = served.forecast(body)
+    print(json.dumps({
+        "code": code,
+        "health": served.health()["estimator"],
+        "served": [row["load"] for row in answer["forecast"]],
+        "stamps": [row["timestamp"] for row in answer["forecast"]],
+        "torch": any(m.split(".")[0] == "torch" for m in sys.modules),
+    }))
+    """
+)
+
+
+def test_cli_batch_and_the_service_run_an_export_without_torch(tmp_path):
+    from forecast.models.recurrent import GRUForecaster
+
+    data = make_series(n=160, tz="Europe/Berlin", start="2023-10-22 07:00")
+    model = GRUForecaster(**TINY).fit(data)
+    folder = model.to_onnx(tmp_path / "export")
+    data.iloc[-48:].rename_axis("timestamp").to_csv(tmp_path / "latest.csv")
+    run = subprocess.run(
+        [sys.executable, "-c", COMMANDS, str(folder), "latest.csv", "fc.csv"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got["torch"] is False and got["code"] == 0 and got["health"] == "OnnxForecaster"
+    want = model.predict(horizon=6, history=data.iloc[-48:])
+    written = pd.read_csv(tmp_path / "fc.csv")
+    np.testing.assert_allclose(written["load"], want["load"], rtol=0, atol=1e-5)
+    np.testing.assert_allclose(got["served"], want["load"], rtol=0, atol=1e-5)
+    assert got["stamps"] == [t.isoformat() for t in want.index]
