@@ -73,8 +73,14 @@ class Package(types.ModuleType):
 
 
 def _parallel_attribute(name: str):
-    """``forecast.parallel.tune`` of 0.1.0: the sweep now lives a layer above, in tuning."""
+    """``forecast.parallel.tune`` of 0.1.0: the sweep now lives a layer above, in tuning.
+
+    Other names go to the package's own look-up (its names load on first use).
+    """
     if name != "tune":
+        homes = sys.modules["forecast.parallel"].__dict__.get("_HOMES", {})
+        if name in homes:
+            return getattr(importlib.import_module(homes[name]), name)  # fixed names only
         raise AttributeError(f"module 'forecast.parallel' has no attribute {name!r}")
     warnings.warn(
         "forecast.parallel.tune moved to forecast.tune; the old name will be removed",

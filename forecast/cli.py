@@ -364,10 +364,9 @@ def _run(args: argparse.Namespace) -> int:
     """Run the command; a long one under the thread policy, SIGTERM caught, MLflow quiet."""
     if args.command not in _LONG:
         return int(args.func(args) or 0)
-    # start-up: signal, logging and thread-policy helpers, loaded only for the long commands
-    from forecast.training.interrupts import interruptible
-    from forecast.training.progress import quiet_libraries
-    from forecast.training.threads import set_threads
+    from forecast.training.interrupts import interruptible  # start-up: long commands only
+    from forecast.training.progress import quiet_libraries  # start-up: as above
+    from forecast.training.threads import set_threads  # start-up: as above
 
     # the policy applies where torch runs (training's loop, the models' predictions), so a
     # command that needs no torch (a baseline, an ONNX export) never imports it
