@@ -11,10 +11,12 @@ One call loads a model, reads the latest data, forecasts and writes the forecast
   or a folder written by :func:`forecast.persistence.format.save`).
 * ``--input``: CSV or Parquet with a time column (``timestamp``, ``time``, ...; see
   :func:`forecast.frames.io.read_frame`) or a Parquet DatetimeIndex, and the model's columns.
-* ``--timezone``: the local zone of the run (default: the model's ``timezone`` parameter
-  when it has one). Stamps with UTC offsets are read in it and the forecast is written in
-  it. Without a zone the input's own stamps are kept; input in several offsets (local time
-  across a DST change) is then refused, never silently read as UTC.
+* ``--timezone``: the local zone of the run (default: the model's ``timezone`` parameter,
+  else the zone it was fitted in). Stamps with UTC offsets are read in it, naive stamps are
+  local times there (refused where the zone skips or repeats them), and the forecast is
+  written in it. A model fitted on naive stamps without a zone keeps the input's own stamps;
+  input in several offsets (local time across a DST change) is then refused, never silently
+  read as UTC.
 * ``--horizon``: steps, or ``day-ahead`` for every step up to the end of the next whole
   local day (23, 24 or 25 hours; see :func:`forecast.batch.localtime.day_ahead_steps`).
 * ``--nan-policy``: ``raise`` or ``interpolate`` missing input values for this run (the
@@ -27,7 +29,9 @@ The file is written atomically (a temporary file in the target folder, then
 bytes depend only on the model and the input: a rerun rewrites an identical file (no
 appended duplicates). Each run is logged to MLflow (experiment ``forecast-batch``) with the
 input's fingerprint and the output's SHA-256, unless ``--no-track``. On bad input or a
-missing model the command prints one line on stderr, writes nothing and exits with 1.
+missing model the command logs one ERROR line on stderr (time, level, message), writes
+nothing and exits with 1; the exit codes of a scheduled run (locked 75, stale input 65) are in
+``forecast batch --help`` and ``docs/scheduling.md``.
 
 Outputs never destroy inputs: an ``--output`` that resolves to the input (the same path, a
 symbolic or hard link to it, a ``{date}`` or ``{stem}`` pattern that can expand to an input's

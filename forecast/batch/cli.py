@@ -86,8 +86,9 @@ _DESCRIPTION = "Load a model, forecast from the latest data, write the forecast 
 
 _EPILOG = """\
 {{date}} in --output is the issue date: the local date (YYYY-MM-DD) of the last input
-timestamp. Local means --timezone, else the model's timezone parameter, else the input's
-own offset; input in several UTC offsets (local time across a DST change) needs a zone.
+timestamp. Local means --timezone, else the model's timezone parameter, else the zone the
+model was fitted in; naive input stamps are local times there. A model fitted on naive
+stamps keeps the input's own offset, and input in several offsets then needs --timezone.
 
 Log lines on stderr: 2026-11-25T12:05:01+0100 INFO forecast.batch: ...; stdout: one line
 per forecast written (path, rows, sha256).
@@ -164,7 +165,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="ZONE",
         help="read the input and write the forecast in this zone, e.g. Europe/Berlin "
-        "(default: the model's timezone parameter, else the input's own offsets)",
+        "(default: the model's timezone parameter, else the zone it was fitted in)",
     )
     parser.add_argument(
         "--nan-policy",

@@ -20,9 +20,16 @@ DAY_AHEAD = "day-ahead"
 
 
 def model_timezone(estimator: Any) -> str | None:
-    """Return the estimator's ``timezone`` parameter when it is a zone name, else None."""
-    zone = getattr(estimator, "timezone", None)
-    return zone if isinstance(zone, str) and zone else None
+    """Return the model's local zone: its ``timezone`` parameter, else the zone it was fitted in.
+
+    The zone a batch run reads input with several UTC offsets in, writes the forecast in and
+    takes the issue date from; None for a model fitted on naive timestamps without a
+    ``timezone`` (its input's own stamps are kept).
+    """
+    for zone in (getattr(estimator, "timezone", None), getattr(estimator, "tz_", None)):
+        if isinstance(zone, str) and zone:
+            return zone
+    return None
 
 
 def to_zone(frame: pd.DataFrame, zone: str | None) -> pd.DataFrame:

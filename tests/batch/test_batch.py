@@ -428,46 +428,39 @@ def test_registered_model_writes_in_the_given_zone(setup, local, tmp_path):
     assert params["timezone"] == "UTC" and params["horizon"] == "3"
 
 
-def test_mixed_offsets_without_a_zone_fail_and_write_nothing(setup, local, tmp_path, capsys):
+def test_mixed_offsets_are_read_in_the_zone_the_model_was_fitted_in(setup, local, tmp_path, capsys):
     path, _ = local["cut"]("2023-03-25 23:00")
-    saved = setup["dir"] / "saved"  # SeasonalNaive(timezone=None)
-    code, out, err = run_cli(
-        [
-            "--model",
-            saved,
-            "--input",
-            path,
-            "--output",
-            tmp_path / "out" / "{date}.csv",
-            "--no-track",
-        ],
-        capsys,
-    )
+    saved = setup["dir"] / "saved"  # SeasonalNaive(timezone=None) fitted in Europe/Berlin
+    written = {}
+    for name, extra in [("fitted", []), ("given", ["--timezone", BERLIN])]:
+        out = tmp_path / name / "{date}.csv"
+        argv = ["--model", saved, "--input", path, "--output", out, "--no-track", *extra]
+        code, _, err = run_cli(argv, capsys)
+        assert code == 0 and err == ""
+        written[name] = (tmp_path / name / "2023-03-25.csv").read_bytes()  # a Berlin date
+    assert written["fitted"] == written["given"]
+
+
+def test_mixed_offsets_for_a_model_fitted_on_naive_stamps_fail_and_write_nothing(
+    setup, local, tmp_path, capsys
+):
+    path, _ = local["cut"]("2023-03-25 23:00")
+    naive = setup["latest"].tz_localize(None)
+    saved = SeasonalNaive(season="1D").fit(naive).save(tmp_path / "naive-model")
+    output = tmp_path / "out" / "{date}.csv"
+    argv = ["--model", saved, "--input", path, "--output", output, "--no-track"]
+    code, out, err = run_cli(argv, capsys)
     assert code == 1 and out == "" and err.count("\n") == 1
-    assert err.startswith(f"input {path}: column 'timestamp' has 2 ")
+    assert f"input {path}: column 'timestamp' has 2 " in err
     assert "UTC offsets (+02:00, +01:00; '2022-10-30 02:00:00+02:00' is followed by " in err
     assert f"the model {saved} has timezone=None: pass --timezone ZONE" in err
     assert not (tmp_path / "out").exists()
-    code, out, err = run_cli(
-        [
-            "--model",
-            saved,
-            "--input",
-            path,
-            "--output",
-            tmp_path / "out" / "{date}.csv",
-            "--no-track",
-            "--timezone",
-            BERLIN,
-        ],
-        capsys,
-    )
-    assert code == 0 and err == "" and (tmp_path / "out" / "2023-03-25.csv").is_file()
 
 
 def test_mixed_offsets_with_a_model_without_timezone_parameter(setup, local, tmp_path, capsys):
     path, _ = local["cut"]("2023-03-25 23:00")
-    saved = Naive().fit(setup["latest"]).save(tmp_path / "naive")  # Naive takes no timezone
+    naive = setup["latest"].tz_localize(None)
+    saved = Naive().fit(naive).save(tmp_path / "naive")  # Naive takes no timezone
     output = tmp_path / "out" / "{date}.csv"
     argv = ["--model", saved, "--input", path, "--output", output, "--no-track"]
     code, out, err = run_cli(argv, capsys)
