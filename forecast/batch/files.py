@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -153,8 +154,18 @@ def issue_date(history: pd.DataFrame) -> str:
 
 
 def output_path(pattern: str | os.PathLike, date: str) -> Path:
-    """Expand ``{date}`` in ``pattern`` and check the suffix (``.csv`` or ``.parquet``)."""
+    """Expand ``{date}`` in ``pattern`` and check the suffix (``.csv`` or ``.parquet``).
+
+    Another ``{...}`` field (``{stem}`` names partitions, in a folder ``--input``) is refused
+    rather than written literally into the file name.
+    """
     text = os.fspath(pattern)
+    unknown = sorted(set(re.findall(r"\{[^{}]*\}", text)) - {"{date}"})
+    if unknown:
+        raise BatchError(
+            f"output {text}: {', '.join(unknown)} is not a field of a one-file run (only "
+            "{date}; {stem} names the partitions of a folder --input); nothing was done"
+        )
     suffix = Path(text.replace("{date}", "date")).suffix
     if suffix.lower() not in OUTPUT_SUFFIXES:
         raise BatchError(f"output {text}: unknown file type {suffix!r}; use .csv or .parquet")

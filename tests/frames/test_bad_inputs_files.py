@@ -654,6 +654,17 @@ def batch_unknown_timezone(tmp_path, lstm_folder, latest_csv):
 
 @case(
     CommandFailed,
+    r"^exit 1: forecast batch: error: output .*\{stem\}\.csv: \{stem\} is not a field of a "
+    r"one-file run \(only \{date\}; \{stem\} names the partitions of a folder --input\)",
+)
+def batch_partition_field_in_a_one_file_output(tmp_path, lstm_folder, latest_csv):
+    out = tmp_path / "{stem}.csv"  # would have been written under that literal name
+    argv = ["batch", "--model", lstm_folder, "--input", latest_csv, "--output", out, "--no-track"]
+    return command(cli_main, *argv)
+
+
+@case(
+    CommandFailed,
     r"^exit 1: forecast batch: error: forecast from .*gap\.csv failed: target column 'load' "
     r"has 1 non-finite value\(s\), the first \(nan\) at 2023-01-01 05:00:00\+01:00 "
     r"\(pass --nan-policy interpolate",
