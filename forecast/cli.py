@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import NoReturn
 
+from forecast._version import __version__
+
 
 class OneLineParser(argparse.ArgumentParser):
     """:class:`forecast.batch.cli.OneLineParser` again: parsing imports no ``forecast.batch``."""
@@ -190,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     parser.add_argument(
         "--threads",

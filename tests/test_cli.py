@@ -342,3 +342,12 @@ def test_fit_reports_epochs_on_stderr_unless_quiet(tmp_path, csv, capsys):
     assert err[2].startswith("gru: trained 2 epoch(s) in ")
     assert main([*argv, "--out", str(tmp_path / "b"), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_version_prints_the_package_version(capsys):
+    from forecast import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"forecast {__version__}\n"

@@ -146,7 +146,8 @@ def run_spec(
     )
     table = result.table
     table.to_csv(out / "comparison.csv")
-    (out / "comparison.md").write_text(table.to_markdown(floatfmt=".3f") + "\n")
+    shown = table.astype(object)  # object: the counts (n, n_fits) print as integers
+    (out / "comparison.md").write_text(shown.to_markdown(floatfmt=".3f") + "\n")
     _log.info("run: wrote %s and comparison.md (%.1f s)", out / "comparison.csv", result.seconds)
     if "register" in tracking:
         from forecast.tracking.champion import register_champion  # optional: as above
