@@ -116,7 +116,7 @@ class _Package(_compat.Package):
             if name in _HOMES and name not in self.__dict__:
                 __getattr__(name)  # the function first; the module is then not set over it
             if name == "parallel":
-                value.__getattr__ = _compat._parallel_attribute
+                vars(value)["__getattr__"] = _compat._parallel_attribute  # PEP 562 hook
         super().__setattr__(name, value)
 
 
@@ -124,4 +124,4 @@ if not any(isinstance(f, _compat._Alias) for f in _sys.meta_path):
     _sys.meta_path.append(_compat._Alias())
 _sys.modules[__name__].__class__ = _Package
 if "forecast.parallel" in _sys.modules:  # imported before this package finished: rare
-    _sys.modules["forecast.parallel"].__getattr__ = _compat._parallel_attribute
+    vars(_sys.modules["forecast.parallel"])["__getattr__"] = _compat._parallel_attribute

@@ -101,4 +101,4 @@ def install(package: types.ModuleType) -> None:
     if not any(isinstance(f, _Alias) for f in sys.meta_path):
         sys.meta_path.append(_Alias())
     package.__class__ = Package
-    sys.modules["forecast.parallel"].__getattr__ = _parallel_attribute
+    vars(sys.modules["forecast.parallel"])["__getattr__"] = _parallel_attribute  # PEP 562 hook

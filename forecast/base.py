@@ -19,12 +19,11 @@ so is how frames are read (``_covariate_names``, ``_fill``, ``_scale_covariates`
 ``_calendar``, defaults from the declared :class:`~forecast.frames.options.FrameOptions`).
 
 Meta-estimators that fit inner estimators on the caller's frames
-(:class:`forecast.ConformalForecaster`, :class:`forecast.EnsembleForecaster`) override the
-frame hooks instead: ``_prepare_fit`` checks the parameters and ``X`` (and does what must
-precede the callbacks: the conformal calibration backtest) and returns what ``_fit_frames``
-needs; ``_fit_frames`` fits the inner estimators and copies ``columns_``, ``freq_``, ``tz_``
-and the other metadata from them; the two predict hooks forecast through them. Nothing is
-scaled or converted for them.
+(:class:`forecast.ConformalForecaster`, :class:`forecast.EnsembleForecaster`) override the frame
+hooks instead: ``_prepare_fit`` checks the parameters and ``X`` (and does what must precede the
+callbacks: the conformal calibration backtest) and returns what ``_fit_frames`` needs;
+``_fit_frames`` fits the inner estimators and copies ``columns_``, ``freq_``, ``tz_`` and the other
+metadata from them; the two predict hooks forecast through them. They scale and convert nothing.
 """
 
 from __future__ import annotations
@@ -145,6 +144,7 @@ class BaseForecaster(BaseEstimator):
         freq, clean = None, {}
         for key, frame in frames.items():
             clean[key], freq = self._clean(frame, key, targets, future_cols + past_cols, freq, "X")
+        assert freq is not None and isinstance(first.index, pd.DatetimeIndex)  # checked by _clean
         self.freq_ = freq
         self._check_train_lengths({key: len(frame) for key, frame in clean.items()})
         self.columns_ = targets

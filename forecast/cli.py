@@ -204,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         "one per core; see docs/threads.md)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_Commands)
+    assert isinstance(sub, _Commands)  # typeshed types it as the base class, whatever action=
 
     demo = _command_parser(
         sub,
@@ -373,8 +374,7 @@ def _run(args: argparse.Namespace) -> int:
     from forecast.training.progress import quiet_libraries  # start-up: as above
     from forecast.training.threads import set_threads  # start-up: as above
 
-    # the policy applies where torch runs (training's loop, the models' predictions), so a
-    # command that needs no torch (a baseline, an ONNX export) never imports it
+    # applied where torch runs: a command needing no torch (baseline, ONNX export) never imports it
     policy = nullcontext() if args.threads is None else set_threads(args.threads)
     with interruptible(), quiet_libraries(), policy:
         return int(args.func(args) or 0)

@@ -1,3 +1,5 @@
+import io
+
 import pandas as pd
 import pytest
 
@@ -351,3 +353,19 @@ def test_version_prints_the_package_version(capsys):
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out == f"forecast {__version__}\n"
+
+
+def test_predict_writes_one_table_for_a_model_of_several_series(tmp_path, capsys):
+    from forecast.models.baselines import SeasonalNaive
+
+    frames = {"north": make_series(48, seed=1), "south": make_series(48, seed=2)}
+    model = SeasonalNaive(season=24).fit(frames)
+    model.save(tmp_path / "m")
+    assert main(["predict", "--model", str(tmp_path / "m"), "--horizon", "3"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(table.columns) == ["timestamp", "id", "load"]
+    expected = model.predict(horizon=3)
+    for key in frames:
+        got = table[table["id"] == key]
+        assert list(got["load"]) == list(expected[key]["load"])
+        assert list(got["timestamp"]) == [t.isoformat() for t in expected[key].index]

@@ -207,8 +207,8 @@ def check_partition_outputs(
     for name, hit in by_name.items():
         match = _match(regexes, name)
         if match and match.group("stem") in stems:
-            source = stems[match.group("stem")].name
-            _refuse(text, name, hit, f"for {source} can expand to the")
+            source_name = stems[match.group("stem")].name
+            _refuse(text, name, hit, f"for {source_name} can expand to the")
     for path in _existing_matches(text):
         if _identity(path) in identities:
             _refuse(text, path, identities[_identity(path)], "can expand to a link to the")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +95,15 @@ def _check_output(
 
 
 def forecast_partitions(
-    estimator: Any, predict: Any, model: str, inputs: list[Path], output: str, options: dict
+    estimator: Any,
+    predict: Any,
+    model: str,
+    inputs: list[Path],
+    output: str | os.PathLike,
+    options: dict,
 ) -> list[tuple[str, BatchResult | None, str | None]]:
     """Forecast each input; return ``(input, result or None, error or None)`` per input."""
-    out = []
+    out: list[tuple[str, BatchResult | None, str | None]] = []
     for path in inputs:
         try:
             result, _, _ = forecast_file(
@@ -105,7 +111,7 @@ def forecast_partitions(
                 predict,
                 model,
                 path,
-                lambda date, path=path: partition_output(output, path, date),
+                partial(partition_output, output, path),  # date -> this partition's file
                 **options,
             )
             out.append((str(path), result, None))

@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+import pandas as pd
+
 from forecast.base import BaseForecaster
 from forecast.batch.localtime import to_zone
 from forecast.batch.overlap import refuse_same_file
+from forecast.frames import validation as V
 from forecast.frames.io import csv_text, read_frame, write_frame
 
 __all__ = ["predict_command"]
@@ -48,7 +51,13 @@ def predict_command(args: argparse.Namespace) -> int:
                 f"found {list(history.columns)}"
             )
         history = history[needed]
-    forecast = to_zone(estimator.predict(horizon=args.horizon, history=history), args.timezone)
+    predicted = estimator.predict(horizon=args.horizon, history=history)
+    if isinstance(predicted, dict):  # a model fitted on a dict of series: one long table
+        predicted = V.join_series(predicted, "long")
+    assert isinstance(predicted, pd.DataFrame)  # "long" joins the series into one frame
+    if V.ID_COLUMN in predicted.columns:  # several series: rows by time, an id column
+        predicted = predicted.set_index(V.TIME_COLUMN)
+    forecast = to_zone(predicted, args.timezone)
     if args.output:
         write_frame(forecast, args.output)
     else:

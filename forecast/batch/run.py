@@ -232,7 +232,8 @@ def run_batch(
         raise BatchError(f"input {input} does not exist")
     check_output_not_input(output, input)  # outputs never destroy inputs
     read = read_latest(input, time_column, timezone)  # fails before the model loads
-    pinned, registered = os.fspath(model), {}
+    pinned = os.fspath(model)
+    registered: dict[str, str] = {}  # a models:/ URI's name and version tags
     if pinned.startswith("models:/"):
         # optional: a registry URI needs mlflow anyway, seconds to import
         from forecast.batch.tracking import pin_registered
@@ -345,8 +346,8 @@ def forecast_file(
     table = forecast_table(to_zone(forecast, zone))
     digest = write_atomic(table, path)
     result = BatchResult(path, digest, len(table), date, fingerprint(history))
-    options = {"horizon": steps, "timezone": zone, "nan_policy": nan_policy, "quantiles": quantiles}
-    options["input_age_hours"] = age / pd.Timedelta(hours=1)
+    options: dict[str, Any] = {"horizon": steps, "timezone": zone, "nan_policy": nan_policy}
+    options.update(quantiles=quantiles, input_age_hours=age / pd.Timedelta(hours=1))
     return result, history, options
 
 

@@ -69,7 +69,7 @@ class ComparisonResult:
 
 def compare(
     models: Mapping[str, Any] | Sequence[Any],
-    data: pd.DataFrame | dict,
+    data: pd.DataFrame | dict[Any, pd.DataFrame],
     *,
     plots_dir: str | Path | None = None,
     tracker: Any = None,
@@ -78,7 +78,7 @@ def compare(
     n_sample_days: int = 3,
     unit: str = "",
     plot_prefix: str = "",
-    special_days: str | Sequence | None = None,
+    special_days: str | Sequence[Any] | None = None,
     progress: bool = True,
     engine: str = "sequential",
     address: str | None = None,
@@ -164,7 +164,8 @@ def compare(
         folder = plots_dir
         if folder is None and tracker is not None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="forecast-plots-"))
-        plots, model_plots = {}, {}
+        plots: dict[str, Path] = {}
+        model_plots: dict[str, dict[str, Path]] = {}
         if folder is not None:
             metric = plot_metric or _first_metric(table)
             plots, model_plots = _plots(
@@ -194,7 +195,7 @@ def compare(
     return ComparisonResult(table, results, plots, model_plots, time.perf_counter() - t0)
 
 
-def _named(models) -> dict[str, Any]:
+def _named(models: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
     if isinstance(models, Mapping):
         if not models:
             raise ValueError("models is empty: give at least one estimator")
@@ -212,7 +213,12 @@ def _named(models) -> dict[str, Any]:
     return named
 
 
-def _run(named: dict, data, report: bool, backtest_kwargs: dict) -> tuple[dict, dict]:
+def _run(
+    named: dict[str, Any],
+    data: pd.DataFrame | dict[Any, pd.DataFrame],
+    report: bool,
+    backtest_kwargs: dict[str, Any],
+) -> tuple[dict[str, BacktestResult], dict[str, dict[str, float]]]:
     """Backtest every model in turn, logging its progress; return results and peak memory.
 
     The memory is ``{column: {model: MiB}}`` with column ``peak_rss_mb`` (peak during each
@@ -226,7 +232,15 @@ def _run(named: dict, data, report: bool, backtest_kwargs: dict) -> tuple[dict, 
     return results, {MEMORY_COLUMNS[0] if memory.per_block else MEMORY_COLUMNS[1]: peaks}
 
 
-def _run_each(named, data, report, backtest_kwargs, results, memory, peaks) -> None:
+def _run_each(
+    named: dict[str, Any],
+    data: pd.DataFrame | dict[Any, pd.DataFrame],
+    report: bool,
+    backtest_kwargs: dict[str, Any],
+    results: dict[str, BacktestResult],
+    memory: PeakRSS,
+    peaks: dict[str, float],
+) -> None:
     for k, (model_name, estimator) in enumerate(named.items(), start=1):
         who = f"compare: model {k}/{len(named)} "
         memory.start()
@@ -248,7 +262,9 @@ def _run_each(named, data, report, backtest_kwargs, results, memory, peaks) -> N
         )
 
 
-def _check_same_folds(results: dict, model_name: str, result: BacktestResult) -> None:
+def _check_same_folds(
+    results: dict[str, BacktestResult], model_name: str, result: BacktestResult
+) -> None:
     if not results:
         return
     ref_name, ref = next(iter(results.items()))
@@ -261,7 +277,10 @@ def _check_same_folds(results: dict, model_name: str, result: BacktestResult) ->
 
 
 def _table(
-    results: dict[str, BacktestResult], memory: dict, special_days, timezone: str
+    results: dict[str, BacktestResult],
+    memory: dict[str, dict[str, float]],
+    special_days: str | Sequence[Any] | None,
+    timezone: str,
 ) -> pd.DataFrame:
     rows = {}
     for model_name, result in results.items():
@@ -293,12 +312,22 @@ def _first_metric(table: pd.DataFrame) -> str:
     return next(c for c in table.columns if c not in NOT_METRICS)
 
 
-def _plots(results, table, folder, metric, n_days, tz, unit, prefix, per_model):
-    by_hour = {k: r.by_hour for k, r in results.items()}
-    sub_daily = all(t is not None for t in by_hour.values())
+def _plots(
+    results: dict[str, BacktestResult],
+    table: pd.DataFrame,
+    folder: Path,
+    metric: str,
+    n_days: int,
+    tz: str,
+    unit: str,
+    prefix: str,
+    per_model: bool,
+) -> tuple[dict[str, Path], dict[str, dict[str, Path]]]:
+    by_hour = {k: r.by_hour for k, r in results.items() if r.by_hour is not None}
+    sub_daily = len(by_hour) == len(results)
     origins = P.sample_origins(next(iter(results.values())).origins, n_days)
 
-    def draw(tag: str, chosen: dict) -> dict:
+    def draw(tag: str, chosen: Mapping[str, Any]) -> dict[str, Path]:
         out = {
             "forecast_vs_actual": P.plot_sample_days(
                 {k: results[k].forecasts for k in chosen},

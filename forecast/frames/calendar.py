@@ -52,7 +52,8 @@ def _is_sub_daily(index: pd.DatetimeIndex, wall: pd.DatetimeIndex) -> bool:
             return bool(positive.min() < _DAY_NS)
     if index.freq is not None:
         try:
-            return pd.Timedelta(index.freq) < pd.Timedelta(days=1)
+            # pandas-stubs: Timedelta takes Tick offsets only; calendar ones raise, caught below
+            return pd.Timedelta(index.freq) < pd.Timedelta(days=1)  # type: ignore[arg-type]
         except ValueError:  # calendar offsets (month, year) are not sub-daily
             return False
     return bool((wall.asi8 % _DAY_NS != 0).any())

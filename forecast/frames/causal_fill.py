@@ -15,13 +15,16 @@ class CausalFill:
 
     def __init__(self, raw) -> None:
         self.y = _forward_fill(raw.y)
-        self.past = None if raw.past is None else _forward_fill(raw.past)
+        self.past: tuple[np.ndarray, np.ndarray] | None = None
+        if raw.past is not None:
+            self.past = _forward_fill(raw.past)
 
     def history(self, whole, pos: int, origin) -> tuple:
         """Targets and past covariates of ``whole`` up to ``pos``, open runs forward-filled."""
         y = _patch_open_run(whole.y, *self.y, pos, origin)
         past = None
         if whole.past is not None:
+            assert self.past is not None  # ``raw`` and ``whole`` come from the same encoder
             past = _patch_open_run(whole.past, *self.past, pos, origin)
         return y, past
 

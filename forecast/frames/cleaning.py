@@ -52,7 +52,7 @@ def conform(
     key: object,
     targets: list,
     covariates: list,
-    freq: pd.DateOffset | None,
+    freq: pd.offsets.BaseOffset | None,
     what: str,
     fill_gaps: bool,
 ) -> tuple[pd.DataFrame, pd.DateOffset]:
@@ -80,12 +80,12 @@ def conform(
     freq : DateOffset
         The frame's frequency.
     """
-    V.check_index(frame, key)
+    index = V.check_index(frame, key)
     V.check_columns(frame, targets + covariates, key, what)
     V.check_no_extra_columns(frame, targets, covariates, key, what)
     frame = frame[targets + covariates]
     V.check_numeric(frame, targets + covariates, key)
-    this_freq = V.infer_freq(frame.index, key)
+    this_freq = V.infer_freq(index, key)
     if freq is not None and this_freq != freq:
         raise ValueError(
             f"{V._where(key)}frequency {this_freq.freqstr} differs from {freq.freqstr} of the "

@@ -11,6 +11,7 @@ by the torch estimators (:mod:`forecast.models._batching`) and the torch-free ON
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -44,8 +45,8 @@ def context_windows(
     x = np.stack([step_inputs(s, len(s.y) - context, len(s.y)) for s in series]).astype(np.float32)
     if series[0].future is None:
         return x, None
-    future = np.stack([s.future_steps(horizon) for s in series])
-    return x, future.astype(np.float32)
+    steps = [s.future_steps(horizon) for s in series]  # all arrays: the series share an encoder
+    return x, np.stack(cast(list[np.ndarray], steps)).astype(np.float32)
 
 
 def pad_steps(f: np.ndarray, steps: int) -> np.ndarray:

@@ -57,6 +57,7 @@ def known_future(
     V.check_index(future, key)
     future = in_zone(future, zone, key, "future")
     V.check_columns(future, columns, key, "future")
+    assert isinstance(future.index, pd.DatetimeIndex)  # checked above
     missing = index.difference(future.index)
     if len(missing):
         raise ValueError(

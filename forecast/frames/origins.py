@@ -23,7 +23,7 @@ def origin_index(origins: object, zone: str | None) -> pd.DatetimeIndex:
     if len(origins) == 0:
         raise ValueError("origins is empty: give at least one timestamp")
     try:
-        index = pd.DatetimeIndex(origins)
+        index = pd.DatetimeIndex(origins)  # type: ignore[arg-type]  # unsized kinds raise, caught
     except (ValueError, TypeError) as err:
         raise ValueError(f"origins must be timestamps of the data: {err}") from err
     return V.align_tz(index, zone, None, "origins")
@@ -54,7 +54,7 @@ def origins_per_series(origins: object, keys: list, zone: str | None) -> dict:
     return out
 
 
-def origin_position(index: pd.DatetimeIndex, origin: pd.Timestamp, key: object) -> int:
+def origin_position(index: pd.Index, origin: pd.Timestamp, key: object) -> int:
     """Rows of ``index`` up to and including ``origin``, which must be one of its timestamps."""
     pos = int(index.searchsorted(origin, side="right"))
     if pos == 0 or index[pos - 1] != origin:
@@ -101,8 +101,10 @@ def origin_arrays(
                     f"{V._where(whole.key)}future covariates end at {whole.index[-1]}, before "
                     f"the horizon of origin {whole.index[pos - 1]}"
                 )
-            index = whole.index[:pos].append(
-                V.future_index(whole.index[pos - 1], encoder.freq, horizon)
+            index = pd.DatetimeIndex(  # stubs: DatetimeIndex.append gives an Index
+                whole.index[:pos].append(
+                    V.future_index(whole.index[pos - 1], encoder.freq, horizon)
+                )
             )
             fut = encoder.calendar(index)
         else:

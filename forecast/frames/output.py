@@ -44,7 +44,7 @@ def forecast_frames(
     frames: dict,
     pred: np.ndarray,
     horizon: int,
-    freq: pd.DateOffset,
+    freq: pd.offsets.BaseOffset,
     columns: list,
     index_name: object = None,
     local_zone: str | None = None,
@@ -73,8 +73,9 @@ def origin_frame(
     n = len(meta)
     starts = pd.DatetimeIndex([origin for _, origin in meta])
     try:
-        step = pd.Timedelta(freq)
-        times = starts.repeat(horizon) + np.tile(np.arange(1, horizon + 1) * step, n)
+        # pandas-stubs: Timedelta takes Tick offsets only; calendar ones raise, caught below
+        step = pd.Timedelta(freq)  # type: ignore[arg-type]
+        times: pd.Index = starts.repeat(horizon) + np.tile(np.arange(1, horizon + 1) * step, n)
     except (TypeError, ValueError):  # calendar frequencies (months, business days)
         times = starts[:0].append([V.future_index(o, freq, horizon) for o in starts])
     out = pd.DataFrame(pred.reshape(n * horizon, -1), columns=columns)

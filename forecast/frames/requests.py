@@ -14,8 +14,9 @@ through this module.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from forecast.frames import validation as V
@@ -54,7 +55,7 @@ def _to_model_tz(stamps: pd.DatetimeIndex, tz: str | None, where: str) -> pd.Dat
     return localize_naive(stamps, tz, where)  # naive: local times in the model's zone
 
 
-def _fitted_unit(estimator: Any) -> str:
+def _fitted_unit(estimator: Any) -> Literal["s", "ms", "us", "ns"]:
     tails = getattr(estimator, "train_tail_", None) or {}
     for frame in tails.values():
         return frame.index.unit
@@ -147,7 +148,7 @@ def split_future(history: pd.DataFrame, estimator: Any) -> tuple[pd.DataFrame, A
         if not seen.any():
             where = "" if key is None else f"series {key!r}: "
             raise ValueError(f"{where}no row of the input has a value of the targets {targets}")
-        observed.append(part.iloc[: int(seen.nonzero()[0][-1]) + 1])
+        observed.append(part.iloc[: int(np.flatnonzero(seen)[-1]) + 1])
     past = pd.concat(observed) if long else observed[0]
     keys = [c for c in (V.ID_COLUMN, V.TIME_COLUMN) if c in history.columns]
     return past, history[keys + future_cols]

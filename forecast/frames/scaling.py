@@ -65,4 +65,5 @@ class Scaling:
         if not columns:
             return values
         pos = [self.covariates.index(c) for c in columns]
+        assert self.covariate is not None  # fitted whenever there are covariate columns
         return (values - self.covariate.mean_[pos]) / self.covariate.scale_[pos]

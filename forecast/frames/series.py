@@ -73,7 +73,7 @@ class SeriesEncoder:
     targets: list
     past: list
     future: list
-    freq: pd.DateOffset
+    freq: pd.offsets.BaseOffset
     zone: str | None
     scale: Callable[[np.ndarray], np.ndarray]
     scale_covariates: Callable[[pd.DataFrame, list], np.ndarray]
@@ -89,9 +89,13 @@ class SeriesEncoder:
         """
         y = self.scale(frame[self.targets].to_numpy(dtype=float))
         past = self.scale_covariates(frame, self.past) if self.past else None
-        full_index = frame.index
-        if horizon:
-            full_index = full_index.append(V.future_index(frame.index[-1], self.freq, horizon))
+        index = frame.index
+        assert isinstance(index, pd.DatetimeIndex)  # the frames of a fit are checked first
+        full_index = index
+        if horizon:  # stubs: DatetimeIndex.append gives an Index
+            full_index = pd.DatetimeIndex(
+                index.append(V.future_index(index[-1], self.freq, horizon))
+            )
         blocks = []
         if self.future:
             known = frame[self.future]
@@ -103,7 +107,7 @@ class SeriesEncoder:
         if cal is not None:
             blocks.append(cal)
         fut = np.concatenate(blocks, axis=1) if blocks else None
-        return SeriesArrays(key=key, y=y, index=frame.index, past=past, future=fut)
+        return SeriesArrays(key=key, y=y, index=index, past=past, future=fut)
 
     def encode_all(
         self, frames: dict, horizon: int = 0, future: dict | None = None

@@ -18,6 +18,7 @@ def union_index(frames: dict) -> pd.DatetimeIndex:
     for key, frame in frames.items():
         V.check_index(frame, key)
         index = frame.index if index is None else index.union(frame.index)
+    assert isinstance(index, pd.DatetimeIndex)  # check_index passed; a fit has a series
     return index
 
 
@@ -46,6 +47,8 @@ def actuals(pred: pd.DataFrame, frames: dict, kind: str, columns: list) -> np.nd
     times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
     for key, frame in frames.items():
         rows = np.arange(len(pred)) if kind == "frame" else np.flatnonzero(pred[V.ID_COLUMN] == key)
-        frame = frame.set_axis(V.align_tz(frame.index, times.tz and str(times.tz), key, "data"))
+        frame = frame.set_axis(
+            V.align_tz(frame.index, None if times.tz is None else str(times.tz), key, "data")
+        )
         truth[rows] = frame[columns].reindex(times[rows]).to_numpy(dtype=float)
     return truth

@@ -17,7 +17,9 @@ import io
 import lzma
 import re
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any, Literal
 
 import pandas as pd
 import pyarrow as pa
@@ -102,10 +104,12 @@ def _first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_Compression = Literal["gzip", "bz2", "xz", "infer"]
+_Opener = Callable[..., IO[Any]]
+_OPENERS: dict[str, _Opener] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _OPAQUE = (".zip", ".zst", ".tar", ".tgz")  # compressions pandas reads and we do not diagnose
 # the first bytes of compressed files: (magic, pandas compression, opener)
-_MAGIC = (
+_MAGIC: tuple[tuple[bytes, _Compression, _Opener], ...] = (
     (b"\x1f\x8b", "gzip", gzip.open),
     (b"BZh", "bz2", bz2.open),
     (b"\xfd7zXZ\x00", "xz", lzma.open),
@@ -118,7 +122,7 @@ def _magic(path: Path) -> bytes:
         return fh.read(6)
 
 
-def _sniff(path: Path) -> str:
+def _sniff(path: Path) -> _Compression:
     """Return the compression of ``path`` by its content ("infer": by its suffix)."""
     head = _magic(path)
     for magic, name, _ in _MAGIC:
@@ -132,7 +136,7 @@ def _sniff(path: Path) -> str:
     return "infer"
 
 
-def _open_bytes(path: Path):
+def _open_bytes(path: Path) -> IO[Any]:
     head = _magic(path)
     opener = next((o for magic, _, o in _MAGIC if head.startswith(magic)), None)
     return (opener or _OPENERS.get(path.suffix.lower(), open))(path, "rb")

@@ -8,6 +8,7 @@ before it is built.
 from __future__ import annotations
 
 import warnings
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -18,8 +19,8 @@ def _where(series_id: object) -> str:
     return "" if series_id is None else f"series {series_id!r}: "
 
 
-def check_index(frame: pd.DataFrame, series_id: object = None) -> None:
-    """Check that the index is a sorted DatetimeIndex without duplicates."""
+def check_index(frame: pd.DataFrame, series_id: object = None) -> pd.DatetimeIndex:
+    """Check that the index is a sorted DatetimeIndex without duplicates; return it."""
     where = _where(series_id)
     index = frame.index
     if not isinstance(index, pd.DatetimeIndex):
@@ -42,6 +43,7 @@ def check_index(frame: pd.DataFrame, series_id: object = None) -> None:
             f"{where}index is not sorted: timestamp {index[pos]} comes after {index[pos - 1]} "
             "(sort with df.sort_index())"
         )
+    return index
 
 
 def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffset:
@@ -59,10 +61,10 @@ def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffs
             f"{where}need at least 3 timestamps to infer the frequency, got {len(index)}"
         )
     if index.freq is not None:
-        return to_offset(index.freq)
+        return _date_offset(to_offset(index.freq))
     freq = _pandas_freq(index)
     if freq is not None:
-        return freq
+        return _date_offset(freq)
     steps = pd.Series(index[1:] - index[:-1])
     common = to_offset(pd.Timedelta(steps.mode().iloc[0]))
     starts = np.unique(np.linspace(0, len(index) - 3, min(len(index) - 2, 25)).astype(int))
@@ -77,10 +79,16 @@ def infer_freq(index: pd.DatetimeIndex, series_id: object = None) -> pd.DateOffs
         grid = pd.date_range(index[0], index[-1], freq=candidate)
         if len(index.difference(grid)) == 0 and (best_size is None or len(grid) < best_size):
             best, best_size = candidate, len(grid)
-    return best
+    return _date_offset(best)
 
 
-def _grid_steps(index: pd.DatetimeIndex, freq: pd.DateOffset) -> int:
+def _date_offset(freq: pd.offsets.BaseOffset) -> pd.DateOffset:
+    # The package annotates frequencies as pd.DateOffset, pandas' documented name for all of
+    # them; pandas-stubs type to_offset as returning their base class, BaseOffset.
+    return cast(pd.DateOffset, freq)
+
+
+def _grid_steps(index: pd.DatetimeIndex, freq: pd.offsets.BaseOffset) -> int:
     """Count the ``freq`` grid's steps from the first to the last stamp (0: not a fixed step)."""
     nanos = getattr(freq, "nanos", None) if isinstance(freq, pd.offsets.Tick) else None
     if not nanos:
@@ -92,7 +100,9 @@ def _max_grid(index: pd.DatetimeIndex) -> int:
     return max(100 * len(index), 10_000_000)
 
 
-def check_grid_size(index: pd.DatetimeIndex, freq: pd.DateOffset, series_id: object = None) -> None:
+def check_grid_size(
+    index: pd.DatetimeIndex, freq: pd.offsets.BaseOffset, series_id: object = None
+) -> None:
     """Raise before a regular ``freq`` grid over ``index`` would be absurdly large.
 
     Stamps a nanosecond apart next to stamps a month apart would ask for a grid of 10**15
@@ -111,7 +121,7 @@ def check_grid_size(index: pd.DatetimeIndex, freq: pd.DateOffset, series_id: obj
     )
 
 
-def _pandas_freq(index: pd.DatetimeIndex) -> pd.DateOffset | None:
+def _pandas_freq(index: pd.DatetimeIndex) -> pd.offsets.BaseOffset | None:
     with warnings.catch_warnings():  # pandas 3 warns that the return type will change
         warnings.simplefilter("ignore")
         try:
@@ -122,11 +132,12 @@ def _pandas_freq(index: pd.DatetimeIndex) -> pd.DateOffset | None:
 
 
 def check_regular(
-    frame: pd.DataFrame, freq: pd.DateOffset, fill_gaps: bool, series_id: object = None
+    frame: pd.DataFrame, freq: pd.offsets.BaseOffset, fill_gaps: bool, series_id: object = None
 ) -> pd.DataFrame:
     """Check that ``frame`` lies on a regular ``freq`` grid; insert NaN rows for gaps if asked."""
     where = _where(series_id)
     index = frame.index
+    assert isinstance(index, pd.DatetimeIndex)  # check_index ran first
     check_grid_size(index, freq, series_id)
     grid = pd.date_range(index[0], index[-1], freq=freq, name=index.name)
     off_grid = index.difference(grid)
@@ -147,7 +158,7 @@ def check_regular(
 
 
 def future_index(
-    last: pd.Timestamp, freq: pd.DateOffset, horizon: int, name: object = None
+    last: pd.Timestamp, freq: pd.offsets.BaseOffset, horizon: int, name: object = None
 ) -> pd.DatetimeIndex:
     """Return the ``horizon`` timestamps after ``last`` on the grid of ``freq`` (time zone kept)."""
     return pd.date_range(last, periods=horizon + 1, freq=freq, name=name)[1:]

@@ -113,7 +113,8 @@ def check_wall_clock(stamps: pd.DatetimeIndex, zone: str, where: str) -> None:
     """
     if stamps.tz is not None or len(stamps) == 0:
         return
-    gone = stamps.tz_localize(zone, ambiguous="NaT", nonexistent="NaT").isna() & stamps.notna()
+    local = stamps.tz_localize(zone, ambiguous="NaT", nonexistent="NaT")
+    gone = np.asarray(local.isna()) & np.asarray(stamps.notna())
     if not gone.any():
         return
     stamp = stamps[int(gone.argmax())]

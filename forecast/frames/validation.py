@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
+from typing import overload
 
 import numpy as np
 import pandas as pd
@@ -94,7 +95,7 @@ def split_series(data: object, what: str = "data") -> tuple[dict[object, pd.Data
     if ID_COLUMN not in data.columns:
         return {None: data}, "frame"
     frame = _long_frame(data, what)
-    groups = {
+    groups: dict[object, pd.DataFrame] = {
         key: part.drop(columns=ID_COLUMN) for key, part in frame.groupby(ID_COLUMN, sort=True)
     }
     return groups, "long"
@@ -170,9 +171,17 @@ def _zone_text(zone: str | None) -> str:
     return "naive timestamps" if zone is None else f"timestamps in time zone {zone}"
 
 
+@overload
 def align_tz(
-    index: pd.DatetimeIndex, zone: str | None, series_id: object = None, what: str = "history"
-) -> pd.DatetimeIndex:
+    index: pd.DatetimeIndex, zone: str | None, series_id: object = ..., what: str = ...
+) -> pd.DatetimeIndex: ...
+@overload
+def align_tz(
+    index: pd.Index, zone: str | None, series_id: object = ..., what: str = ...
+) -> pd.Index: ...
+def align_tz(
+    index: pd.Index, zone: str | None, series_id: object = None, what: str = "history"
+) -> pd.Index:
     """Return ``index`` in the time zone ``zone`` of the fitted data.
 
     Naive timestamps given to a model fitted in a zone are local times there
@@ -206,7 +215,7 @@ def join_series(
     parts = []
     for key, frame in frames.items():
         part = frame.rename_axis(TIME_COLUMN).reset_index()
-        part.insert(0, ID_COLUMN, key)
+        part.insert(0, ID_COLUMN, key)  # type: ignore[arg-type]  # keys: any hashable, stubs: Scalar
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 

@@ -65,6 +65,7 @@ def training_data(
     ``untailed`` are trained on whole too (no tail, no validation window) while the others
     keep their tails.
     """
+    val: WindowDataset | None  # the validation windows, if any
     if held_out is not None:
         held = set(held_out)
         keep = [i for i in range(len(series)) if i not in held]

@@ -19,7 +19,7 @@ CLOCK = re.compile(r"([01]?\d|2[0-3]):[0-5]\d")
 
 
 def _is_int(value: Any, low: int) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= low
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= low
 
 
 def integer(low: int = 1, *, optional: bool = False) -> Check:

@@ -27,7 +27,7 @@ def steps(value: object, name: str, freq: pd.DateOffset) -> int:
     -------
     int
     """
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 1:
         return int(value)
     message = (
         f"{name}={value!r} must be an int >= 1 or a duration such as '7D' that is a whole "
@@ -35,7 +35,8 @@ def steps(value: object, name: str, freq: pd.DateOffset) -> int:
     )
     if isinstance(value, str):
         try:
-            span, step = pd.Timedelta(value), pd.Timedelta(freq)
+            # pandas-stubs: Timedelta takes Tick offsets only; calendar ones raise, caught below
+            span, step = pd.Timedelta(value), pd.Timedelta(freq)  # type: ignore[arg-type]
         except (TypeError, ValueError) as err:
             raise ValueError(message) from err
         if span > pd.Timedelta(0) and span % step == pd.Timedelta(0):
@@ -69,13 +70,14 @@ def origin_masks(
     """
     if origins is None:
         return None
-    if isinstance(origins, numbers.Integral):
+    if isinstance(origins, int | numbers.Integral):  # int: mypy does not see it as Integral
         k = int(origins)
         return [np.arange(len(s.y)) % k == k - 1 for s in series]
     wanted = [pd.Timedelta(f"{t}:00") for t in origins]
     masks = []
     for s in series:
-        ends = s.index + pd.Timedelta(freq)  # the step ending then is the origin
+        # the step ending then is the origin (mypy: pandas-stubs' Timedelta takes no DateOffset)
+        ends = s.index + pd.Timedelta(freq)  # type: ignore[arg-type]
         if timezone is not None and ends.tz is not None:
             ends = ends.tz_convert(timezone)
         clock = ends - ends.normalize()

@@ -129,9 +129,10 @@ def declare_params(*own: Param) -> Callable[[type], type]:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"{cls.__name__}: parameters {twice} are declared twice")
-        cls._param_table = table
-        cls.__init__ = _make_init(table, cls.__qualname__)
-        cls.__init__.__module__ = cls.__module__
+        cls._param_table = table  # type: ignore[attr-defined]  # the decorator adds it
+        init = _make_init(table, cls.__qualname__)
+        init.__module__ = cls.__module__
+        cls.__init__ = init  # type: ignore[misc]  # replacing __init__ is the decorator's job
         cls.__doc__ = _with_parameters(cls.__doc__, table)
         return cls
 

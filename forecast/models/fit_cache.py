@@ -29,12 +29,14 @@ _CREDIT: ContextVar[list | None] = ContextVar("forecast_fit_credit", default=Non
 @contextmanager
 def fit_cache() -> Iterator[dict]:
     """Keep the fits made inside the block for reuse by identical fits (nested: one cache)."""
-    if _CACHE.get() is not None:
-        yield _CACHE.get()
+    cache = _CACHE.get()
+    if cache is not None:
+        yield cache
         return
-    token = _CACHE.set({})
+    cache = {}
+    token = _CACHE.set(cache)
     try:
-        yield _CACHE.get()
+        yield cache
     finally:
         _CACHE.reset(token)
 
@@ -42,9 +44,10 @@ def fit_cache() -> Iterator[dict]:
 @contextmanager
 def credited() -> Iterator[list]:
     """Collect, in a one-item list, the original seconds of the fits reused inside the block."""
-    token = _CREDIT.set([0.0])
+    credit = [0.0]
+    token = _CREDIT.set(credit)
     try:
-        yield _CREDIT.get()
+        yield credit
     finally:
         _CREDIT.reset(token)
 
@@ -79,7 +82,7 @@ def fit(estimator: Any, data: Any, callbacks: list | None = None) -> Any:
     """
     cache = _CACHE.get()
     key = None if cache is None else _key(estimator, data)
-    if key is not None and key in cache:
+    if cache is not None and key is not None and key in cache:
         fitted, seconds = cache[key]
         credit = _CREDIT.get()
         if credit is not None:
@@ -87,6 +90,6 @@ def fit(estimator: Any, data: Any, callbacks: list | None = None) -> Any:
         return fitted
     start = time.perf_counter()
     estimator.fit(data, callbacks=list(callbacks or []))
-    if key is not None:
+    if cache is not None and key is not None:
         cache[key] = (estimator, time.perf_counter() - start)
     return estimator

@@ -90,4 +90,6 @@ class HopfieldForecaster(NeuralForecaster):
         """
         x, keys, kind = encoder_inputs(self, history)
         self.module_.eval()
-        return per_series(self.module_.encoder.association_weights(x), keys, kind)
+        encoder = self.module_.encoder
+        assert isinstance(encoder, HopfieldPooling)  # built by _build_encoder
+        return per_series(encoder.association_weights(x), keys, kind)

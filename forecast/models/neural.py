@@ -105,8 +105,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         Whether it forecasts step changes that are summed (``target_transform``).
     change_scale_ : ndarray of shape (n_targets,) or None
         Root mean square of the one-step changes of each target channel (scaled units) over
-        the training series, by which the step changes read and forecast are divided (None:
-        neither).
+        the training series, which divides the step changes read and forecast (None: neither).
     validation_series_ : list or None
         Keys of the series held out whole, by ``validation_series`` or by the rule under
         ``validation_fraction`` (None: tails).
@@ -227,7 +226,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         """
         fill_0_1_0(self)
         members = [self._build_member(self.seed_ + i) for i in range(int(self.n_ensemble))]
-        self.module_ = members[0] if len(members) == 1 else EnsembleNet(members)
+        self.module_ = members[0] if len(members) == 1 else EnsembleNet(list(members))
 
     def _build_member(self, seed: int) -> ForecastNet:
         with torch.random.fork_rng(devices=[]):
@@ -235,6 +234,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
             scale = self.change_scale_
             width = self.n_inputs_ + (self.n_outputs_ if self.input_differences_ else 0)
             encoder = self._build_encoder(width * self.patch_length)
+            assert isinstance(encoder.output_size, int)  # every encoder sets it
             return ForecastNet(
                 encoder,
                 self._build_head(encoder.output_size),
@@ -301,6 +301,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
                 "target steps before the validation tail"
             )
         weight = self.horizon_weight_
+        scale = self.change_scale_ if self.difference_ else None
         config = TrainConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
@@ -316,7 +317,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
             quantiles=self.quantiles_,
             micro_batch_size=self.micro_batch_size,
             loss=self.loss,
-            step_scale=tuple(map(float, self.change_scale_)) if self.difference_ else None,
+            step_scale=None if scale is None else tuple(map(float, scale)),
             lead_weight=None if weight is None else tuple(map(float, weight)),
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
@@ -357,7 +358,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
     # ---------------------------------------------------------------- predict
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
         out = self._predict_quantiles(series, horizon)
-        return out if out.ndim == 3 else out[..., point_level(self.quantiles_)]
+        return out if out.ndim == 3 else out[..., point_level(self._quantile_levels())]
 
     def _quantile_levels(self) -> tuple[float, ...]:
         return tuple(getattr(self, "quantiles_", None) or ())  # absent before fit

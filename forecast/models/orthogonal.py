@@ -80,4 +80,6 @@ class OrthogonalRNNForecaster(NeuralForecaster):
 
     def _fit(self, series: list, callbacks: list) -> None:
         super()._fit(series, callbacks)
-        self.orthogonality_error_ = self.module_.encoder.orthogonality_error()
+        encoder = self.module_.encoder
+        assert isinstance(encoder, OrthogonalRNN)  # built by _build_encoder
+        self.orthogonality_error_ = encoder.orthogonality_error()

@@ -11,6 +11,8 @@ from forecast.frames import validation as V
 from forecast.models._batching import context_windows
 from forecast.models.declare import Param, declare_params
 from forecast.models.neural import NeuralForecaster
+from forecast.nn.ensemble import EnsembleNet
+from forecast.nn.heads import ForecastNet
 from forecast.nn.transformer import TransformerEncoder
 
 
@@ -52,10 +54,11 @@ def encoder_inputs(estimator: NeuralForecaster, history=None) -> tuple[torch.Ten
     arrays = estimator._to_arrays(frames, horizon=0, future=None)
     x, _ = context_windows(arrays, estimator.context_length, 0)
     net = estimator.module_
-    net = net.members[0] if hasattr(net, "members") else net
-    device = next(net.parameters()).device
+    member = net.members[0] if isinstance(net, EnsembleNet) else net
+    assert isinstance(member, ForecastNet)  # an ensemble's members are ForecastNets too
+    device = next(member.parameters()).device
     with torch.no_grad():
-        tokens = net.encoder_input(torch.from_numpy(x).to(device))
+        tokens = member.encoder_input(torch.from_numpy(x).to(device))
     return tokens, list(frames), kind
 
 
@@ -149,4 +152,6 @@ class TransformerForecaster(NeuralForecaster):
         """
         x, keys, kind = encoder_inputs(self, history)
         self.module_.eval()
-        return per_series(self.module_.encoder.attention_weights(x), keys, kind)
+        encoder = self.module_.encoder
+        assert isinstance(encoder, TransformerEncoder)  # built by _build_encoder
+        return per_series(encoder.attention_weights(x), keys, kind)

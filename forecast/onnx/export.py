@@ -66,7 +66,7 @@ def _refuse(estimator: Any, what: str) -> None:
     raise ValueError(f"{type(estimator).__name__}.to_onnx: {what}")
 
 
-def _scaler(scaler: Any, estimator: Any, name: str) -> dict | None:
+def _scaler(scaler: Any, estimator: Any, name: str) -> dict[str, Any] | None:
     if scaler is None:
         return None
     # a scaler fitted by Scaling.fit: StandardScaler() with its defaults
@@ -76,14 +76,14 @@ def _scaler(scaler: Any, estimator: Any, name: str) -> dict | None:
     return {"mean": [float(v) for v in scaler.mean_], "scale": [float(v) for v in scaler.scale_]}
 
 
-def _strings(values: Any, estimator: Any, name: str) -> list:
+def _strings(values: Any, estimator: Any, name: str) -> list[str]:
     values = list(values or [])
     if not all(isinstance(v, str) for v in values):
         _refuse(estimator, f"{name} {values!r} are not all strings (JSON metadata keeps strings)")
     return values
 
 
-def metadata(estimator: Any) -> dict:
+def metadata(estimator: Any) -> dict[str, Any]:
     """Return the JSON metadata of a fitted neural estimator (refusing what is not exported).
 
     Parameters
@@ -154,7 +154,7 @@ def _diff(g: Any, x: Any, n: Any, dim: Any, prepend: Any, append: Any) -> Any:
     return g.op("Sub", part(1, 2**62), part(0, -1))  # x[1:] - x[:-1] along dim
 
 
-def _example(meta: dict, batch: int, seed: int = 0) -> tuple[Tensor, ...]:
+def _example(meta: dict[str, Any], batch: int, seed: int = 0) -> tuple[Tensor, ...]:
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(batch, meta["context_length"], meta["n_inputs"], generator=gen)
     if not meta["n_future"]:
@@ -162,7 +162,7 @@ def _example(meta: dict, batch: int, seed: int = 0) -> tuple[Tensor, ...]:
     return x, torch.randn(batch, meta["head_horizon"], meta["n_future"], generator=gen)
 
 
-def network_bytes(estimator: Any, meta: dict) -> bytes:
+def network_bytes(estimator: Any, meta: dict[str, Any]) -> bytes:
     """Trace the estimator's network on CPU into ONNX bytes, checked with onnxruntime."""
     # the exporter is part of torch, onnxruntime is the extra forecast[onnx]
     import onnxruntime as ort
@@ -178,7 +178,7 @@ def network_bytes(estimator: Any, meta: dict) -> bytes:
         torch.onnx.export(
             net,
             _example(meta, 2),
-            buffer,
+            buffer,  # type: ignore[arg-type]  # dynamo=False writes to files too; torch: paths
             dynamo=False,
             input_names=names,
             output_names=["forecast"],
@@ -199,7 +199,7 @@ def network_bytes(estimator: Any, meta: dict) -> bytes:
     return data
 
 
-def export_onnx(estimator: Any, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+def export_onnx(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Write ``model.onnx`` and ``onnx_model.json`` of a fitted neural estimator to ``path``.
 
     Parameters

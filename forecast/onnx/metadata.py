@@ -34,7 +34,7 @@ class OnnxFormatError(ValueError):
 _STR = (str,)
 _OPT_STR = (str, type(None))
 # field -> accepted types; lists are checked item by item below
-FIELDS: dict[str, tuple] = {
+FIELDS: dict[str, tuple[type, ...]] = {
     "estimator": _STR,
     "forecast_version": _STR,
     "opset": (int,),
@@ -68,7 +68,7 @@ def _refuse_constant(token: str) -> Any:
     raise ValueError(f"{token} is not strict JSON")
 
 
-def _no_duplicates(pairs: list) -> dict:
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = {}
     for key, value in pairs:
         if key in out:
@@ -117,7 +117,7 @@ def _scaler(value: Any, width: int, name: str, where: Path) -> None:
         raise OnnxFormatError(f"{where}: {name}.scale must be positive")
 
 
-def check_metadata(meta: Any, where: Path) -> dict:
+def check_metadata(meta: Any, where: Path) -> dict[str, Any]:
     """Return ``meta`` when every field is present with its type and sizes agree.
 
     Raises
@@ -162,7 +162,7 @@ def check_metadata(meta: Any, where: Path) -> dict:
     return meta
 
 
-def manifest_bytes(meta: dict, network: bytes) -> bytes:
+def manifest_bytes(meta: dict[str, Any], network: bytes) -> bytes:
     """Return the ``onnx_model.json`` bytes of ``meta`` and the network's bytes."""
     record = {
         "format": FORMAT,
@@ -191,14 +191,14 @@ def _read(path: Path, cap: int) -> bytes:
     return data
 
 
-def is_export_folder(path: str | os.PathLike) -> bool:
+def is_export_folder(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a folder holding an ONNX export's manifest."""
     return (Path(path) / MANIFEST).is_file()
 
 
 def read_folder(
-    path: str | os.PathLike, *, max_network_bytes: int = MAX_NETWORK_BYTES
-) -> tuple[dict, bytes]:
+    path: str | os.PathLike[str], *, max_network_bytes: int = MAX_NETWORK_BYTES
+) -> tuple[dict[str, Any], bytes]:
     """Read an export folder: its checked metadata and the network's checked bytes.
 
     Parameters

@@ -40,7 +40,7 @@ class _Standard:
     scale_: np.ndarray
 
     @classmethod
-    def of(cls, record: dict | None) -> _Standard | None:
+    def of(cls, record: dict[str, Any] | None) -> _Standard | None:
         if record is None:
             return None
         return cls(np.asarray(record["mean"], float), np.asarray(record["scale"], float))
@@ -100,8 +100,20 @@ class OnnxForecaster:
         Everything the export recorded.
     """
 
+    # the estimator's parameters _PARAMS, set from the metadata by __init__
+    calendar: bool
+    country: str | None
+    timezone: str | None
+    fill_gaps: bool
+    nan_policy: str
+    horizon: int | None
+
     def __init__(
-        self, metadata: dict, network: bytes, threads: int | None = None, where: str = "model"
+        self,
+        metadata: dict[str, Any],
+        network: bytes,
+        threads: int | None = None,
+        where: str = "model",
     ) -> None:
         self.metadata_ = dict(metadata)
         m = self.metadata_
@@ -109,7 +121,7 @@ class OnnxForecaster:
         self.columns_ = list(m["columns"])
         self.past_covariates_ = list(m["past_covariates"])
         self.future_covariates_ = list(m["future_covariates"])
-        self.freq_ = to_offset(m["freq"])
+        self.freq_ = to_offset(str(m["freq"]))  # a str, as the metadata schema checks
         self.tz_ = m["tz"]
         self.index_name_ = m["index_name"]
         self.quantiles_ = None if m["quantiles"] is None else tuple(m["quantiles"])
@@ -129,7 +141,7 @@ class OnnxForecaster:
     @classmethod
     def load(
         cls,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         *,
         threads: int | None = None,
         max_network_bytes: int = MAX_NETWORK_BYTES,
@@ -153,7 +165,7 @@ class OnnxForecaster:
         return cls(meta, network, threads, os.fspath(path))
 
     # ------------------------------------------------------------ parameters
-    def get_params(self, deep: bool = False) -> dict:
+    def get_params(self, deep: bool = False) -> dict[str, Any]:
         """Return the input options and ``horizon`` the model was fitted with.
 
         Parameters
@@ -192,7 +204,7 @@ class OnnxForecaster:
         history: Any = None,
         future: Any = None,
         *,
-        quantiles: bool | tuple | None = None,
+        quantiles: bool | tuple[float, ...] | None = None,
         max_horizon: int | None = V.MAX_HORIZON,
     ) -> Any:
         """Forecast the ``horizon`` steps after ``history`` (as the estimator's ``predict``).
@@ -263,7 +275,9 @@ class OnnxForecaster:
             feed["future"] = np.ascontiguousarray(future, dtype=np.float32)
         return self._session.run(None, feed)[0]
 
-    def _predict_values(self, arrays: list[SeriesArrays], horizon: int, levels: tuple) -> Any:
+    def _predict_values(
+        self, arrays: list[SeriesArrays], horizon: int, levels: tuple[float, ...]
+    ) -> Any:
         """Unscaled forecasts ``(n, horizon, C * (1 + len(levels)))``: points, then levels."""
         m = self.metadata_
         head = m["head_horizon"]

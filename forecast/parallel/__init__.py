@@ -21,6 +21,7 @@ hint (:mod:`forecast.parallel.cluster`, ``docs/ray.md``).
 from __future__ import annotations
 
 import importlib as _importlib
+from typing import Any
 
 _HOMES = {  # loaded on first use: the engine checks need neither scikit-learn nor torch
     "ENGINES": "forecast.parallel.engine",
@@ -31,7 +32,7 @@ _HOMES = {  # loaded on first use: the engine checks need neither scikit-learn n
 __all__ = ["ENGINES", "fit_many", "ray_session"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _HOMES:
         value = getattr(_importlib.import_module(_HOMES[name]), name)
         globals()[name] = value

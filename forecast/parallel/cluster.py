@@ -71,7 +71,7 @@ def _probe(ray: Any, address: str, where: str) -> None:
         ) from None
     try:
         # Ray's GCS client (a private API): one call answers with the auth error at once
-        from ray._raylet import GcsClient
+        from ray._raylet import GcsClient  # type: ignore[attr-defined]  # not in Ray's stub
     except ImportError:  # a Ray without it: ray.init reports, after its retries
         return
     try:

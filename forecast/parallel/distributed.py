@@ -24,7 +24,7 @@ from forecast.persistence.format import load
 __all__ = ["fit_distributed"]
 
 
-def _train_loop(config: dict) -> None:
+def _train_loop(config: dict[str, Any]) -> None:
     """Ray Train worker: fit a clone; rank 0 reports it as a checkpoint folder."""
     import ray.train  # optional: the extra forecast[ray]
 
@@ -98,5 +98,6 @@ def fit_distributed(
             run_config=RunConfig(storage_path=storage_path or scratch, name="fit_distributed"),
         )
         result = trainer.fit()
+        assert result.checkpoint is not None  # rank 0 reports the fitted model as one
         with result.checkpoint.as_directory() as folder:
             return load(Path(folder) / "model")

@@ -119,10 +119,10 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
 def ray_map(
     fn: Callable[[Any, Any], Any],
     shared: Any,
-    jobs: list,
+    jobs: list[Any],
     address: str | None = None,
     num_cpus: int | None = None,
-) -> list:
+) -> list[Any]:
     """Return ``[fn(shared, job) for job in jobs]``, each call a one-CPU Ray task.
 
     ``shared`` is put in the object store once and passed to every task; results come back
@@ -139,7 +139,7 @@ def cluster_cpus(ray: Any) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def chunks(items: list, n_chunks: int) -> list[list]:
+def chunks(items: list[Any], n_chunks: int) -> list[list[Any]]:
     """Split ``items`` into at most ``n_chunks`` consecutive, nearly equal, non-empty lists."""
     n_chunks = max(1, min(n_chunks, len(items)))
     size, extra = divmod(len(items), n_chunks)

@@ -94,7 +94,7 @@ def fit_many(
     return {key: fitted for key, fitted, _ in outcomes}
 
 
-def _split(frames) -> dict:
+def _split(frames: Mapping[Hashable, pd.DataFrame] | pd.DataFrame) -> dict[object, pd.DataFrame]:
     if isinstance(frames, pd.DataFrame) and V.ID_COLUMN not in frames.columns:
         raise TypeError(
             "fit_many fits one model per series: give a dict {id: DataFrame} or a long frame "
@@ -104,9 +104,11 @@ def _split(frames) -> dict:
     return series
 
 
-def fit_chunk(estimator: Any, items: list[tuple[Hashable, pd.DataFrame]]) -> list[tuple]:
+def fit_chunk(
+    estimator: Any, items: list[tuple[Hashable, pd.DataFrame]]
+) -> list[tuple[Hashable, Any, str | None]]:
     """Fit a clone per ``(id, frame)``; return ``(id, fitted or None, error or None)`` each."""
-    out = []
+    out: list[tuple[Hashable, Any, str | None]] = []
     for key, frame in items:
         try:
             out.append((key, clone(estimator).fit(frame), None))
@@ -115,7 +117,13 @@ def fit_chunk(estimator: Any, items: list[tuple[Hashable, pd.DataFrame]]) -> lis
     return out
 
 
-def _fit_on_ray(estimator, items, address, num_cpus, tasks_per_cpu) -> list[tuple]:
+def _fit_on_ray(
+    estimator: Any,
+    items: list[tuple[Hashable, pd.DataFrame]],
+    address: str | None,
+    num_cpus: int | None,
+    tasks_per_cpu: int,
+) -> list[tuple[Hashable, Any, str | None]]:
     with ray_session(address, num_cpus) as ray:
         task = ray.remote(num_cpus=1)(fit_chunk)
         template = ray.put(estimator)
@@ -124,7 +132,7 @@ def _fit_on_ray(estimator, items, address, num_cpus, tasks_per_cpu) -> list[tupl
     return [outcome for part in results for outcome in part]
 
 
-def _failure_message(failed: list, total: int) -> str:
+def _failure_message(failed: list[tuple[Hashable, str]], total: int) -> str:
     shown = "; ".join(f"series {key!r}: {error.splitlines()[0]}" for key, error in failed[:5])
     more = f"; and {len(failed) - _SHOWN_FAILURES} more" if len(failed) > _SHOWN_FAILURES else ""
     ids = ", ".join(repr(key) for key, _ in failed)

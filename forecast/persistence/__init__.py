@@ -10,6 +10,7 @@ import torch, which :mod:`~forecast.persistence.format` needs for weights.
 """
 
 import importlib as _importlib
+from typing import Any as _Any
 
 _HOMES = {
     "ModelFormatError": "forecast.persistence.errors",
@@ -21,7 +22,7 @@ _HOMES = {
 __all__ = ["ModelFormatError", "load", "register_estimator", "save"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> _Any:
     if name in _HOMES:
         value = getattr(_importlib.import_module(_HOMES[name]), name)
         globals()[name] = value  # later look-ups skip this function

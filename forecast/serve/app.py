@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from forecast.serve.model import ServedModel
 from forecast.serve.payload import PayloadError
@@ -40,10 +41,10 @@ class RequestLog:
         The app to wrap.
     """
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on and log it when the response has been sent."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -51,7 +52,7 @@ class RequestLog:
         start = time.perf_counter()
         status = {"code": 500}
 
-        async def send_status(message) -> None:
+        async def send_status(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
             await send(message)
@@ -150,7 +151,8 @@ def build_app(served: ServedModel) -> RequestLog:
             Route("/health", health, methods=["GET"]),
             Route("/", index, methods=["GET"]),
         ],
-        exception_handlers={HTTPException: http_error},
+        # Starlette types every handler as taking Exception; this one gets HTTPException only
+        exception_handlers={HTTPException: http_error},  # type: ignore[dict-item]
     )
     app.state.served = served
     return RequestLog(app)

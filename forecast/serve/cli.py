@@ -34,7 +34,9 @@ examples:
 """
 
 
-def add_serve_parser(subparsers) -> argparse.ArgumentParser:
+def add_serve_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     """Add the ``serve`` command to the ``forecast`` command's subparsers.
 
     Parameters

@@ -91,7 +91,7 @@ class ServedModel:
 
 
 def load_served(
-    model: str | os.PathLike, tracking_uri: str | None = None, device: str | None = None
+    model: str | os.PathLike[str], tracking_uri: str | None = None, device: str | None = None
 ) -> ServedModel:
     """Load the model to serve through the checked loaders.
 

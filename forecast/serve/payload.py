@@ -169,7 +169,7 @@ def rows_frame(rows: Any, field: str) -> pd.DataFrame:
         stamps = parse_timestamps(raw.astype(str), where=where)
     except ValueError as err:  # not ISO 8601, or offsets on some stamps only: malformed
         raise PayloadError(str(err)) from None
-    out = {TIMESTAMP_COLUMN: pd.Series(stamps, index=frame.index)}
+    out: dict[Any, pd.Series] = {TIMESTAMP_COLUMN: pd.Series(stamps, index=frame.index)}
     for column in frame.columns:
         if column == TIMESTAMP_COLUMN:
             continue

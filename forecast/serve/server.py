@@ -70,7 +70,7 @@ def _warm_up(served: Any) -> None:
 
 
 def serve(
-    model: str | os.PathLike,
+    model: str | os.PathLike[str],
     host: str = "127.0.0.1",
     port: int = 8000,
     tracking_uri: str | None = None,

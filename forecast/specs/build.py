@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 from sklearn.base import clone
 
+from forecast.base import BaseForecaster
 from forecast.combine.ensemble import EnsembleForecaster
 from forecast.datasets import load
 from forecast.frames.io import read_frame
@@ -18,7 +19,7 @@ from forecast.models import get_estimator
 __all__ = ["build_estimator", "build_models", "load_data"]
 
 
-def load_data(data: dict) -> pd.DataFrame:
+def load_data(data: dict[str, Any]) -> pd.DataFrame:
     """Load the frame a spec's ``[data]`` table describes."""
     if ("dataset" in data) == ("path" in data):
         raise ValueError("[data] needs exactly one of `dataset` (catalogue name) or `path` (file)")
@@ -67,7 +68,7 @@ def build_estimator(model: str, params: dict[str, Any]) -> Any:
         If ``model`` is unknown or a parameter is not one the class takes (the message
         names it and lists the valid ones).
     """
-    cls = get_estimator(model)
+    cls: type[BaseForecaster] = get_estimator(model)
     valid = cls._get_param_names()
     unknown = [k for k in params if k not in valid]
     if unknown:
@@ -79,7 +80,7 @@ def build_estimator(model: str, params: dict[str, Any]) -> Any:
     return cls(**params)
 
 
-def build_models(models: dict) -> dict[str, Any]:
+def build_models(models: dict[str, Any]) -> dict[str, Any]:
     """Instantiate the estimators of a spec's ``[models]`` tables.
 
     A table with ``model = "ensemble"`` names its members by the keys of other tables,
@@ -114,7 +115,9 @@ def _is_ensemble(model: str) -> bool:
     return get_estimator(model) is EnsembleForecaster
 
 
-def _build_ensemble(name: str, params: dict, built: dict, ensembles: set) -> Any:
+def _build_ensemble(
+    name: str, params: dict[str, Any], built: dict[str, Any], ensembles: set[str]
+) -> Any:
     """Build the ensemble of a ``[models.<name>]`` table from other tables' estimators."""
     if "estimators" in params:
         raise ValueError(

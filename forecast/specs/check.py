@@ -8,8 +8,11 @@ seconds with a clear error rather than after hours of fitting. The format is des
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from forecast.base import BaseForecaster
 from forecast.evaluation.backtest import DEFAULT_METRICS
 from forecast.frames.special_days import check_special_days
 from forecast.models import get_estimator
@@ -32,7 +35,7 @@ _TRACKING_KEYS = {
 }
 
 
-def read_spec(path: str | Path) -> dict:
+def read_spec(path: str | Path) -> dict[str, Any]:
     """Read and check an experiment spec.
 
     Parameters
@@ -55,12 +58,14 @@ def read_spec(path: str | Path) -> dict:
     return check_spec(spec, path, name=path.stem)
 
 
-def check_spec(spec: dict, source: str | Path = "spec", *, name: str | None = None) -> dict:
+def check_spec(
+    spec: Mapping[str, Any], source: str | Path = "spec", *, name: str | None = None
+) -> dict[str, Any]:
     """Check an experiment spec given as a dict (as :func:`read_spec` returns it).
 
     Parameters
     ----------
-    spec : dict
+    spec : dict or mapping
         The parsed TOML tables; not modified.
     source : str or Path
         Where the spec came from, the prefix of every error message.
@@ -100,7 +105,7 @@ def check_spec(spec: dict, source: str | Path = "spec", *, name: str | None = No
     return spec
 
 
-def _check_backtest(path: str | Path, backtest: dict) -> None:
+def _check_backtest(path: str | Path, backtest: dict[str, Any]) -> None:
     if "special_days" in backtest:
         try:
             check_special_days(backtest["special_days"])
@@ -108,7 +113,7 @@ def _check_backtest(path: str | Path, backtest: dict) -> None:
             raise ValueError(f"{path}: [backtest] {err}") from err
 
 
-def _check_tracking(path: str | Path, tracking: dict, backtest: dict) -> None:
+def _check_tracking(path: str | Path, tracking: dict[str, Any], backtest: dict[str, Any]) -> None:
     """Check the [tracking] table before anything runs (a bad `select` would fail last)."""
     if not isinstance(tracking, dict):
         raise ValueError(f"{path}: [tracking] must be a table")
@@ -140,11 +145,11 @@ def _check_tracking(path: str | Path, tracking: dict, backtest: dict) -> None:
         raise ValueError(f"{path}: [tracking] {err}") from err
 
 
-def _check_tune(path: str | Path, spec: dict) -> None:
+def _check_tune(path: str | Path, spec: dict[str, Any]) -> None:
     """Check the [tune] table (see :mod:`forecast.specs.tune`); Ray is not needed."""
     try:
         settings = parse_tune(spec["tune"], spec["models"], spec.get("backtest", {}))
-        cls = get_estimator(spec["models"][settings.model]["model"])
+        cls: type[BaseForecaster] = get_estimator(spec["models"][settings.model]["model"])
     except ValueError as err:
         raise ValueError(f"{path}: {err}") from err
     valid = cls._get_param_names()

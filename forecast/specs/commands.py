@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -31,7 +32,7 @@ from forecast.training.progress import log_to_stderr
 __all__ = ["backtest_command", "fit_command", "parse_params", "progress", "run_command"]
 
 
-def parse_params(pairs: Sequence[str]) -> dict:
+def parse_params(pairs: Sequence[str]) -> dict[str, Any]:
     """Parse ``--param KEY=VALUE`` pairs; a value is JSON when it parses, else a string.
 
     Parameters
@@ -56,7 +57,7 @@ def parse_params(pairs: Sequence[str]) -> dict:
     return params
 
 
-def progress(quiet: bool) -> AbstractContextManager:
+def progress(quiet: bool) -> AbstractContextManager[object]:
     """Return the context a command runs in: progress lines on stderr unless ``quiet``."""
     return contextlib.nullcontext() if quiet else log_to_stderr()
 

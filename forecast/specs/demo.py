@@ -24,9 +24,11 @@ import tomllib
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from forecast.base import BaseForecaster
 from forecast.batch import run_batch
 from forecast.evaluation.memory import _process_peak_mb
 from forecast.frames.io import write_frame
@@ -113,7 +115,9 @@ class DemoResult:
         )
 
 
-def demo_spec(out: str | Path = DEFAULT_OUT, *, quick: bool = False, seed: int = 0) -> dict:
+def demo_spec(
+    out: str | Path = DEFAULT_OUT, *, quick: bool = False, seed: int = 0
+) -> dict[str, Any]:
     """Return the packaged demo spec with this run's settings.
 
     Parameters
@@ -133,7 +137,8 @@ def demo_spec(out: str | Path = DEFAULT_OUT, *, quick: bool = False, seed: int =
     spec = tomllib.loads(files("forecast.specs").joinpath(SPEC).read_text())
     spec["tracking"]["tracking_uri"] = resolve_tracking_uri(Path(out) / "mlflow.db")
     for params in spec["models"].values():
-        names = get_estimator(params["model"])._get_param_names()
+        cls: type[BaseForecaster] = get_estimator(params["model"])
+        names = cls._get_param_names()
         if "random_state" in names:
             params["random_state"] = seed
         if quick and "max_epochs" in names:

@@ -59,6 +59,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -83,7 +84,7 @@ _log = logging.getLogger("forecast.run")
 
 
 def run_spec(
-    path: str | Path | Mapping, output: str | Path | None = None, *, progress: bool = True
+    path: str | Path | Mapping[str, Any], output: str | Path | None = None, *, progress: bool = True
 ) -> pd.DataFrame:
     """Run the comparison an experiment spec describes and write its results.
 
@@ -163,7 +164,7 @@ def run_spec(
     return table
 
 
-def dataset_name(data: Mapping) -> str:
+def dataset_name(data: Mapping[str, Any]) -> str:
     """Name of a spec's data in MLflow: the catalogue name, else the file's name.
 
     Parameters

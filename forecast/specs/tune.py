@@ -50,7 +50,7 @@ class TuneSettings:
     seed: int | None = 0
 
 
-def parse_tune(table: Any, models: dict, backtest: dict) -> TuneSettings:
+def parse_tune(table: Any, models: dict[str, Any], backtest: dict[str, Any]) -> TuneSettings:
     """Check the ``[tune]`` table of a spec against its ``[models]`` and ``[backtest]``.
 
     Parameters
@@ -106,7 +106,7 @@ def parse_tune(table: Any, models: dict, backtest: dict) -> TuneSettings:
     )
 
 
-def _check_periods(start: Any, end: Any, backtest: dict) -> tuple[str, str]:
+def _check_periods(start: Any, end: Any, backtest: dict[str, Any]) -> tuple[str, str]:
     for key, value in (("validation_start", start), ("validation_end", end)):
         if not isinstance(value, str):
             raise ValueError(f"[tune] {key} must be a date string, got {value!r}")
@@ -169,7 +169,7 @@ def _check_args(where: str, kind: str, args: Any) -> Any:
     return [lo, hi]
 
 
-def to_ray(space: dict[str, tuple[str, Any]]) -> dict:
+def to_ray(space: dict[str, tuple[str, Any]]) -> dict[str, Any]:
     """Return the Ray Tune search space of a checked ``[tune.space]``."""
     from ray import tune  # optional: the extra forecast[ray]
 

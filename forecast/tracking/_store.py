@@ -59,7 +59,7 @@ def sqlite_path(uri: str) -> Path | None:
     return Path(uri[len(prefix) :]).resolve()
 
 
-def client(uri: str | None = None, registry_uri: str | None = None):
+def client(uri: str | None = None, registry_uri: str | None = None) -> MlflowClient:
     """Return an :class:`mlflow.MlflowClient` bound to ``uri`` (resolved as above)."""
     return MlflowClient(tracking_uri=resolve_tracking_uri(uri), registry_uri=registry_uri)
 
@@ -116,7 +116,8 @@ def use_store(uri: str | None = None, registry_uri: str | None = None) -> Iterat
             mlflow.set_registry_uri(registry_uri)
         yield resolved
     finally:
-        mlflow.set_tracking_uri(saved_tracking)
+        # None unsets the URI at run time, though MLflow types the argument str | Path
+        mlflow.set_tracking_uri(saved_tracking)  # type: ignore[arg-type]
         registry_utils._registry_uri = saved_registry
         for key, value in saved_env.items():
             if value is None:

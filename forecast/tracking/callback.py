@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+from mlflow import MlflowClient
 
 from forecast.frames.fingerprint import fingerprint
 from forecast.tracking import _runs
@@ -97,7 +98,7 @@ class MLflowCallback(Callback):
         self.parent_run_id = parent_run_id
         self.run_id: str | None = None
         self.model_info = None
-        self._client = None
+        self._client: MlflowClient | None = None
         self._started = 0.0
         self._last: dict[str, float] = {}
 
@@ -144,7 +145,7 @@ class MLflowCallback(Callback):
 
     def on_fit_end(self, estimator: Any) -> None:
         """Log final metrics and the device, optionally the model, and close the run."""
-        if self.run_id is None:
+        if self.run_id is None or self._client is None:  # set together in on_fit_start
             return
         final = {"fit_seconds": time.perf_counter() - self._started}
         final.update(_final_metrics(estimator))
@@ -190,7 +191,7 @@ def _final_metrics(estimator: Any) -> dict[str, float]:
             out["best_loss"] = min(finite)
     for attr in ("n_epochs_", "best_epoch_"):
         value = getattr(estimator, attr, None)
-        if _runs._is_real(value):
+        if value is not None and _runs._is_real(value):
             out[attr.rstrip("_")] = float(value)
     return out
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 
-import mlflow.data
 import pandas as pd
+from mlflow.data.pandas_dataset import from_pandas  # what mlflow.data.from_pandas is
 from mlflow.entities import DatasetInput, InputTag
 
 from forecast.frames import validation as V
@@ -22,11 +22,11 @@ __all__ = ["dataset_input", "fingerprint", "to_flat_frame"]
 
 def to_flat_frame(data: pd.DataFrame | Mapping) -> pd.DataFrame:
     """Return the data as one frame with the timestamps as a column (for logging)."""
-    if isinstance(data, Mapping):
-        data = V.join_series(dict(data), "long")
-    if isinstance(data.index, pd.DatetimeIndex):
-        data = data.rename_axis(data.index.name or V.TIME_COLUMN).reset_index()
-    return data
+    frame = V.join_series(dict(data), "long") if isinstance(data, Mapping) else data
+    assert isinstance(frame, pd.DataFrame)  # "long" joins the series into one frame
+    if isinstance(frame.index, pd.DatetimeIndex):
+        frame = frame.reset_index(names=frame.index.name or V.TIME_COLUMN)
+    return frame
 
 
 def dataset_input(
@@ -61,8 +61,11 @@ def dataset_input(
         # MLflow warns about ambiguous local sources, and its schema inference reads
         # tz-aware columns through a pandas API deprecated in pandas 3.1
         warnings.simplefilter("ignore")
-        dataset = mlflow.data.from_pandas(
-            to_flat_frame(data), source=source, name=name, digest=digest[:16]
+        dataset = from_pandas(
+            to_flat_frame(data),
+            source=source,  # type: ignore[arg-type]  # MLflow's hint leaves out its default None
+            name=name,
+            digest=digest[:16],
         )
         entity = dataset._to_mlflow_entity()
     tags = [InputTag("mlflow.data.context", context), InputTag("sha256", digest)]

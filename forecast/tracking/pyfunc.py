@@ -33,6 +33,7 @@ request that names none) is in :mod:`forecast.frames.requests` (:func:`to_histor
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,8 @@ import safetensors
 import sklearn
 import torch
 from mlflow.models import Model, ModelSignature
-from mlflow.types.schema import AnyType, ColSpec, ParamSchema, ParamSpec, Schema
+from mlflow.pyfunc.model import PythonModel
+from mlflow.types.schema import AnyType, ColSpec, ParamSchema, ParamSpec, Schema, TensorSpec
 
 from forecast.frames import validation as V
 from forecast.frames.quantiles import parse_levels, quantile_column
@@ -72,7 +74,7 @@ __all__ = [
 ]
 
 
-class ForecastModel(mlflow.pyfunc.PythonModel):
+class ForecastModel(PythonModel):
     """Pyfunc model wrapping a saved forecaster; ``params={"horizon": h}`` sets the horizon.
 
     Attributes
@@ -137,11 +139,11 @@ def model_signature(estimator: Any, horizon: int | None = None):
     past += list(getattr(estimator, "future_covariates_", None) or [])
     # any type: naive datetimes, aware ones, ISO-8601 strings with UTC offsets (to_history reads
     # each; MLflow's datetime type would refuse offsets with HTTP 400 before our rule applies)
-    inputs = [ColSpec(AnyType(), TIMESTAMP_COLUMN, required=False)]
+    inputs: list[ColSpec | TensorSpec] = [ColSpec(AnyType(), TIMESTAMP_COLUMN, required=False)]
     if getattr(estimator, "input_kind_", "frame") != "frame":
         inputs.append(ColSpec("string", V.ID_COLUMN))
     inputs += [ColSpec("double", str(c)) for c in list(estimator.columns_) + past]
-    outputs = [ColSpec("double", str(c)) for c in estimator.columns_]
+    outputs: list[ColSpec | TensorSpec] = [ColSpec("double", str(c)) for c in estimator.columns_]
     h = int(horizon or default_horizon(estimator))
     specs = [ParamSpec("horizon", "long", h)]
     levels = estimator._quantile_levels() if hasattr(estimator, "_quantile_levels") else ()
@@ -229,7 +231,7 @@ def log_model(
     tracking_uri: str | None = None,
     horizon: int | None = None,
     registered_model_name: str | None = None,
-    history: pd.DataFrame | None = None,
+    history: pd.DataFrame | Mapping | None = None,
 ):
     """Log a fitted estimator as a pyfunc model of run ``run_id``.
 
@@ -249,8 +251,9 @@ def log_model(
         ``horizon`` parameter, else 24).
     registered_model_name : str, optional
         Also register the model under this name (a new version).
-    history : DataFrame, optional
-        Data the input example is cut from (default: the rows the estimator kept).
+    history : DataFrame or dict of DataFrames, optional
+        Data the input example is cut from, when a single-series frame (default, and for a
+        dict: the rows the estimator kept).
 
     Returns
     -------

@@ -224,7 +224,9 @@ class MLflowTracker:
         if self.parent_run_id:
             tags["mlflow.parentRunId"] = self.parent_run_id
         took = getattr(result, "total_seconds", None)  # the run's duration is the backtest's
-        start = int((time.time() - took) * 1000) if _runs._is_real(took) else None
+        start = (
+            int((time.time() - took) * 1000) if took is not None and _runs._is_real(took) else None
+        )
         run_id = client.create_run(
             self.experiment_id, start_time=start, run_name=name, tags=tags
         ).info.run_id
@@ -292,7 +294,7 @@ class MLflowTracker:
         -------
         MLflowCallback
         """
-        options = {
+        options: dict[str, Any] = {
             "experiment": self.experiment,
             "tracking_uri": self.tracking_uri,
             "dataset": self.dataset,
@@ -325,9 +327,9 @@ def _log_plots(client, run_id: str, plots: Mapping[str, str | Path]) -> None:
         client.log_artifact(run_id, str(path), "plots")
 
 
-def _log_metric_tables(client, run_id: str, result: Any) -> dict[str, float]:
+def _log_metric_tables(client, run_id: str, result: Any) -> dict[str, Any]:
     """Log the metric tables of a backtest result; return the pooled (overall) metrics."""
-    overall: dict[str, float] = {}
+    overall: dict[str, Any] = {}  # the table's own numbers (a count stays an int)
     table = getattr(result, "metrics", None)
     if isinstance(table, pd.DataFrame) and not table.empty:
         pooled = "overall" if "overall" in table.index else table.index[-1]
@@ -347,7 +349,8 @@ def _log_metric_tables(client, run_id: str, result: Any) -> dict[str, float]:
         curve = getattr(result, attr, None)
         if isinstance(curve, pd.DataFrame):
             rows += [
-                (f"{metric}_{suffix}", value, int(step))
+                # pandas-stubs type iterrows' labels Hashable; here steps or hours (ints)
+                (f"{metric}_{suffix}", value, int(step))  # type: ignore[call-overload]
                 for step, row in curve.iterrows()
                 for metric, value in row.items()
                 if metric != "n"

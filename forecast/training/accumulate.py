@@ -64,7 +64,8 @@ def _forward(model: nn.Module, batch: Batch, rows: slice | None, state: object, 
     future = None if batch.future is None else batch.future[take]
     mask = None if batch.mask is None else batch.mask[take]
     if stateful:
-        pred, state = model.forward_steps(x, future, state)  # (b, k, h, C)
+        # nn.Module's __getattr__ is typed Tensor | Module: forward_steps is a method here
+        pred, state = model.forward_steps(x, future, state)  # type: ignore[operator]
         state = detach_state(state)  # carry the values, cut the gradient
     else:
         pred, _ = model(x, future)  # (b, h, C)
@@ -107,7 +108,10 @@ def accumulate_batch(
         The detached state to carry into the next chunk (None for windows).
     """
     n_rows = len(batch.x)
-    n = batch.mask.sum() if stateful else n_rows  # a tensor: no device sync
+    n: Tensor | int = n_rows
+    if stateful:
+        assert batch.mask is not None  # a chunk of streams always carries its loss mask
+        n = batch.mask.sum()  # a tensor: no device sync
     parts = even_slices(n_rows, micro_batch_size or n_rows)
     if len(parts) == 1:  # the whole batch at once, exactly as without slicing
         pred, y, mask, state = _forward(model, batch, None, state, stateful)
@@ -127,4 +131,5 @@ def accumulate_batch(
             loss.backward()
         states.append(part_state)
         total = loss.detach() if total is None else total + loss.detach()
+    assert total is not None  # several slices were read
     return total, n, cat_state_rows(states) if stateful else None

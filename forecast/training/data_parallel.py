@@ -49,7 +49,7 @@ def data_parallel(net: nn.Module, data: WindowDataset | StreamChunks):
     """
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
         return net, data
-    if data.stateful:
+    if isinstance(data, StreamChunks):  # the stateful kind
         raise ValueError(
             "distributed training takes windowing='sliding'; truncated BPTT streams carry "
             "state from batch to batch and cannot be split over processes"

@@ -86,7 +86,8 @@ def run_epoch(
     the batch's (:func:`forecast.training.accumulate.accumulate_batch`) before one clip and step.
     """
     net.train()
-    total, count, state = None, 0, None
+    total, state = None, None
+    count: Tensor | int = 0
     for batch in data.batches(batch_size, rng):
         if data.stateful and batch.reset:
             state = None
@@ -245,7 +246,7 @@ def train(
         config.lr_scheduler, optimizer, config.max_epochs, config.early_stopping_patience
     )
     path = Path(config.checkpoint_dir) / CHECKPOINT_FILE if config.checkpoint_dir else None
-    run = {"history": {}, "epoch": -1, "rng": None}
+    run: dict = {"history": {}, "epoch": -1, "rng": None}  # values of several types
     run["best"] = {"loss": math.inf, "epoch": -1, "state": None, "bad": 0, "stopped": False}
     if path is not None and path.exists():
         run = _resume(path, config.signature, net, optimizer, scheduler, rng, device) or run

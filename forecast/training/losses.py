@@ -184,6 +184,7 @@ def training_loss(quantiles, loss: str = "mse", step_scale=None, lead_weight=Non
     (:class:`StepChangeLoss`); with ``lead_weight`` (one weight per lead) each lead's
     elements are weighted (:class:`LeadWeightedLoss`).
     """
+    base: Callable[..., Tensor]
     if quantiles:
         base = PinballLoss(quantiles)
     elif loss not in LOSSES:

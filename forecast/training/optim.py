@@ -36,6 +36,7 @@ Weight decay never applies to Stiefel matrices (their norm is fixed).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import overload
 
 import torch
 
@@ -189,6 +190,12 @@ class StiefelOptimizer(torch.optim.Optimizer):
         super().load_state_dict(state_dict)
         self._relink()
 
+    @overload
+    def step(self, closure: None = None) -> None: ...
+
+    @overload
+    def step(self, closure: Callable[[], float]) -> float: ...
+
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:
         """Update every parameter once.
@@ -220,7 +227,9 @@ class StiefelOptimizer(torch.optim.Optimizer):
     def _stiefel_update(self, p: torch.Tensor, group: dict) -> None:
         transpose = p.shape[0] < p.shape[1]
         w = p.T if transpose else p  # (n, k), n >= k
-        g = p.grad.T if transpose else p.grad
+        grad = p.grad
+        assert grad is not None  # step() updates only the parameters that have a gradient
+        g = grad.T if transpose else grad
         state = self.state[p]
         if group["rmsprop"]:
             if "square_avg" not in state:

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from typing import Any
 
 from tqdm import tqdm
 from tqdm.auto import tqdm as auto_tqdm
@@ -84,7 +85,9 @@ def progress_context(
         Model name used in fold and epoch lines (default: the estimator's class name).
     """
     current = _current()
-    changes = {k: v for k, v in (("report", report), ("who", who), ("name", name)) if v is not None}
+    changes: dict[str, Any] = {
+        k: v for k, v in (("report", report), ("who", who), ("name", name)) if v is not None
+    }
     token = _CONTEXT.set(replace(current, **changes))
     try:
         yield
@@ -262,6 +265,6 @@ def quiet_libraries(level: int = logging.WARNING) -> Iterator[None]:
     finally:
         for log, old in zip(loggers, saved, strict=True):
             log.setLevel(old)
-        for key, value in saved_env.items():
-            if value is None:
+        for key, saved_value in saved_env.items():
+            if saved_value is None:
                 os.environ.pop(key, None)

@@ -48,13 +48,13 @@ def held_out(spec: object, keys: Sequence) -> list[int]:
     if isinstance(spec, bool):
         raise TypeError(f"{KINDS}, got {spec!r}")
     if isinstance(spec, numbers.Integral):
-        if not 1 <= spec < n:
+        if not 1 <= int(spec) < n:
             raise ValueError(
                 f"validation_series={spec} must hold out between 1 and {n - 1} of the {n} series"
             )
         return list(range(n - int(spec), n))
     if isinstance(spec, numbers.Real):
-        if not 0 < spec < 1:
+        if not 0 < float(spec) < 1:
             raise ValueError(f"validation_series={spec!r} as a fraction must be in (0, 1)")
         k = max(1, int(round(n * float(spec))))
         if k >= n:

@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import EllipsisType
 
 __all__ = [
     "busy_cores",
@@ -95,7 +96,7 @@ def choose_threads(
     setting = _check(setting)
     if setting is None:
         return max(1, current)
-    if setting != AUTO:
+    if isinstance(setting, int):  # _check let through None, AUTO or a count
         return setting
     if env_set:
         return max(1, current)
@@ -171,7 +172,9 @@ def _cached_busy() -> float:
     return _cache["busy"]
 
 
-def resolve_threads(setting: int | str | None | object = ..., current: int | None = None) -> int:
+def resolve_threads(
+    setting: int | str | None | EllipsisType = ..., current: int | None = None
+) -> int:
     """Return the threads the policy gives now (``setting``: default the block's policy).
 
     Parameters
@@ -220,7 +223,7 @@ def set_threads(threads: int | str | None = AUTO) -> Iterator[None]:
 
 
 @contextmanager
-def torch_threads(threads: int | str | None | object = ...) -> Iterator[int]:
+def torch_threads(threads: int | str | None | EllipsisType = ...) -> Iterator[int]:
     """Run the block with the policy's number of torch threads, then restore torch's.
 
     Blocks nest: an inner block (a fit inside a command) decides afresh, capped by torch's

@@ -166,10 +166,10 @@ def stream_segment_length(lengths: Sequence[int], steps: int, n_streams: int) ->
 
     When the series outnumber ``n_streams``, every series is one stream.
     """
-    lengths = np.asarray(lengths)
-    longest = int(math.ceil(lengths.max() / steps)) * steps
-    seg = max(steps, int(math.ceil(lengths.sum() / n_streams / steps)) * steps)
-    while seg < longest and np.ceil(lengths / seg).sum() > n_streams:
+    sizes = np.asarray(lengths)
+    longest = int(math.ceil(sizes.max() / steps)) * steps
+    seg = max(steps, int(math.ceil(sizes.sum() / n_streams / steps)) * steps)
+    while seg < longest and np.ceil(sizes / seg).sum() > n_streams:
         seg += steps
     return min(seg, longest)
 
@@ -210,12 +210,12 @@ class StreamChunks:
         seg = stream_segment_length(usable, self.steps, self.n_streams)
         segments = [(i, a, min(a + seg, n)) for i, n in enumerate(usable) for a in range(0, n, seg)]
         n_in, n_out = series[0][0].shape[1], series[0][1].shape[1]
-        has_future = series[0][2] is not None
+        first_future = series[0][2]
         x = np.zeros((len(segments), seg, n_in), np.float32)
         y = np.zeros((len(segments), seg + self.horizon, n_out), np.float32)
         f = (
-            np.zeros((len(segments), seg + self.horizon, series[0][2].shape[1]), np.float32)
-            if has_future
+            np.zeros((len(segments), seg + self.horizon, first_future.shape[1]), np.float32)
+            if first_future is not None
             else None
         )
         mask = np.zeros((len(segments), seg), bool)
@@ -223,7 +223,8 @@ class StreamChunks:
             inputs, targets, future = series[i]
             x[j, : b - a] = inputs[a:b]
             y[j, : b - a + self.horizon] = targets[a : b + self.horizon]
-            if has_future:
+            if f is not None:
+                assert future is not None  # the series all have covariates or none has
                 f[j, : b - a + self.horizon] = future[a : b + self.horizon]
             mask[j, : b - a] = True if origins is None else np.asarray(origins[i], bool)[a:b]
         self.segments = segments

@@ -47,12 +47,12 @@ class TrialRun:
 
     def log(self, metrics: dict, step: int) -> None:
         """Log one epoch's metrics to the trial's run."""
-        if self.client is not None:
+        if self.client is not None and self.run_id is not None:  # set together
             _runs.log_metrics(self.client, self.run_id, metrics, step=step)
 
     def end(self, status: str, error: str | None = None) -> None:
         """End the trial's run with ``status``, tagging ``error`` if given."""
-        if self.client is not None:
+        if self.client is not None and self.run_id is not None:  # set together
             if error is not None:
                 self.client.set_tag(self.run_id, "error", error[:5000])
             self.client.set_terminated(self.run_id, status)

@@ -104,7 +104,9 @@ def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, trackin
     except Exception as err:
         run.end("FAILED", f"{type(err).__name__}: {err}")
         raise
-    overall = {k: float(v) for k, v in result.metrics.loc["overall"].items()}
+    row = result.metrics.loc["overall"]
+    assert isinstance(row, pd.Series)  # one "overall" row
+    overall = {str(k): float(v) for k, v in row.items()}
     run.log(overall, reporter.epochs)
     run.end("FINISHED")
     ray_tune.report(final_report(overall, reporter))
@@ -160,24 +162,24 @@ def tune(
         ``resume=True`` (the parent run stays open and is reused).
     """
     spec_path = Path(spec)
-    spec = read_spec(spec_path)
-    if "tune" not in spec:
+    tables = read_spec(spec_path)  # the spec's tables, by name
+    if "tune" not in tables:
         raise ValueError(f"{spec_path}: no [tune] table; add one (see forecast.specs.tune)")
-    settings = parse_tune(spec["tune"], spec["models"], spec.get("backtest", {}))
+    settings = parse_tune(tables["tune"], tables["models"], tables.get("backtest", {}))
     check_ray_installed("forecast tune")  # before anything is created: MLflow store, folder
-    base = Path(output or spec.get("output") or Path("experiments/results") / spec["name"])
+    base = Path(output or tables.get("output") or Path("experiments/results") / tables["name"])
     folder = (base if output else base / "tune").resolve()
     state = folder / _STATE
     if resume and not state.is_file():
         raise ValueError(f"nothing to resume: {folder} holds no interrupted sweep ({_STATE})")
-    data = load_data(spec["data"])
+    data = load_data(tables["data"])
     validation = data.loc[: settings.validation_end]
     saved = json.loads(state.read_text()) if resume else {}
     with ray_session(address, num_cpus) as ray:  # connected first: a refusal leaves no run
-        tracking = start_tracking(spec, settings, saved) if track else None
+        tracking = start_tracking(tables, settings, saved) if track else None
         folder.mkdir(parents=True, exist_ok=True)
         state.write_text(json.dumps({"tracking": tracking}, indent=1))
-        grid = _run_tuner(ray, spec, settings, validation, tracking, folder, resume)
+        grid = _run_tuner(ray, tables, settings, validation, tracking, folder, resume)
     # trials not yet sampled when the sweep stopped are missing from the grid: count
     # against the requested number
     unfinished = settings.num_samples - grid.num_terminated - grid.num_errors
@@ -191,10 +193,12 @@ def tune(
     finished = trials[trials["status"] == "FINISHED"].dropna(subset=[settings.metric])
     if finished.empty:
         raise ValueError(f"every trial of the sweep failed or was stopped; see {folder}")
-    best = finished.loc[finished[settings.metric].idxmin()]
+    # pandas-stubs type idxmin() as Hashable, which .loc's overloads do not take
+    best = finished.loc[finished[settings.metric].idxmin()]  # type: ignore[call-overload]
     best_config = configs[best.name]
-    estimator = build_tuned(spec, settings, best_config)
-    test_start = spec["backtest"]["start"]
+    estimator = build_tuned(tables, settings, best_config)
+    test_start = tables["backtest"]["start"]
+    assert isinstance(data.index, pd.DatetimeIndex)  # load_data indexes by time
     train = data.loc[data.index < _stamp(test_start, data.index)]
     estimator.fit(train)
     trials.to_csv(folder / "trials.csv", index=False)
