@@ -111,22 +111,22 @@ def forecast_on_ray_data(
     ``ray`` is connected (see :func:`forecast.parallel.ray_session`); the actor pool has
     one actor per schedulable CPU, at most one per partition.
     """
-    import ray.data  # optional: the extra forecast[ray]
+    from ray import data as ray_data  # optional: the extra forecast[ray]
 
     n = min(cluster_cpus(ray), len(inputs))
-    context = ray.data.DataContext.get_current()
+    context = ray_data.DataContext.get_current()
     saved = context.enable_progress_bars, context.print_on_execution_start
     context.enable_progress_bars = context.print_on_execution_start = False
     try:
         rows = [{"position": k, "input": str(path)} for k, path in enumerate(inputs)]
         blocks = min(len(rows), 4 * n)
-        dataset = ray.data.from_items(rows, override_num_blocks=blocks)
+        dataset = ray_data.from_items(rows, override_num_blocks=blocks)
         forecasts = dataset.map_batches(
             PartitionForecaster,
             fn_constructor_args=(model, tracking_uri, device, output, options),
             batch_size=files_per_call(len(rows), blocks),
             batch_format="numpy",
-            compute=ray.data.ActorPoolStrategy(size=n),
+            compute=ray_data.ActorPoolStrategy(size=n),
             num_cpus=1,
         )
         done = sorted(forecasts.take_all(), key=lambda row: int(row["position"]))
