@@ -21,7 +21,8 @@ pytest.importorskip("onnx")
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CHILD = textwrap.dedent(
+# a child process where importing torch fails, as on a machine without it
+BLOCK_TORCH = textwrap.dedent(
     """
     import importlib.abc, json, sys
 
@@ -31,6 +32,11 @@ CHILD = textwrap.dedent(
                 raise ImportError(f"torch is not installed here ({name})")
 
     sys.meta_path.insert(0, BlockTorch())
+    """
+)
+
+CHILD = BLOCK_TORCH + textwrap.dedent(
+    """
     from forecast.onnx.runtime import OnnxForecaster  # the user's import, root package first
     import pandas as pd
 
@@ -75,16 +81,8 @@ def test_runtime_forecasts_without_torch(tmp_path):
     assert {s[-6:] for s in got["index"]} == {"+02:00", "+01:00"}  # both sides of the change
 
 
-COMMANDS = textwrap.dedent(
+COMMANDS = BLOCK_TORCH + textwrap.dedent(
     """
-    import importlib.abc, json, sys
-
-    class BlockTorch(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name == "torch" or name.startswith("torch."):
-                raise ImportError(f"torch is not installed here ({name})")
-
-    sys.meta_path.insert(0, BlockTorch())
     import pandas as pd
     from forecast.cli import main
     from forecast.serve.model import load_served
