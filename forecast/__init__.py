@@ -10,6 +10,7 @@ see :mod:`forecast.training.threads`.
 import importlib as _importlib
 import os as _os
 import sys as _sys
+from typing import Any as _Any
 
 from forecast import _compat
 from forecast._version import __version__
@@ -53,7 +54,7 @@ _HOMES = {  # public name -> module that defines it; imported on first use
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> _Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'forecast' has no attribute {name!r}")
@@ -111,7 +112,7 @@ class _Package(_compat.Package):
     attribute ``tune`` of 0.1.0 is put on ``forecast.parallel`` when that package loads.
     """
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if isinstance(value, type(_sys)):
             if name in _HOMES and name not in self.__dict__:
                 __getattr__(name)  # the function first; the module is then not set over it

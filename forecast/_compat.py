@@ -15,6 +15,11 @@ import importlib.util
 import sys
 import types
 import warnings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
 
 MOVED = {  # old public module path -> new home
     "forecast.backtest": "forecast.evaluation.backtest",
@@ -44,12 +49,17 @@ MOVED = {  # old public module path -> new home
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds the old names of :data:`MOVED` and loads them as their new modules."""
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: types.ModuleType | None = None,
+    ) -> ModuleSpec | None:
         if fullname not in MOVED:
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
-    def create_module(self, spec):
+    def create_module(self, spec: ModuleSpec) -> types.ModuleType:
         new = MOVED[spec.name]
         warnings.warn(
             f"{spec.name} moved to {new} in forecast 0.2; import it from there",
@@ -58,21 +68,21 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         )
         return importlib.import_module(new)  # a fixed name from MOVED, never from input
 
-    def exec_module(self, module) -> None:  # the new module is already executed
+    def exec_module(self, module: types.ModuleType) -> None:  # the new module is already executed
         pass
 
 
 class Package(types.ModuleType):
     """The ``forecast`` package: a public function keeps its name when an alias is imported."""
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         current = self.__dict__.get(name)
         if isinstance(value, types.ModuleType) and isinstance(current, types.FunctionType):
             return  # ``import forecast.backtest`` leaves ``forecast.backtest`` the function
         super().__setattr__(name, value)
 
 
-def _parallel_attribute(name: str):
+def _parallel_attribute(name: str) -> object:
     """``forecast.parallel.tune`` of 0.1.0: the sweep now lives a layer above, in tuning.
 
     Other names go to the package's own look-up (its names load on first use).

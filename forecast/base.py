@@ -24,13 +24,16 @@ hooks instead: ``_prepare_fit`` checks the parameters and ``X`` (and does what m
 callbacks: the conformal calibration backtest) and returns what ``_fit_frames`` needs;
 ``_fit_frames`` fits the inner estimators and copies ``columns_``, ``freq_``, ``tz_`` and the other
 metadata from them; the two predict hooks forecast through them. They scale and convert nothing.
+
+The file is longer than 400 lines: it is the one template of the public methods (with their
+numpydoc text) and of the typed hooks they call; split, the template would be two.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
@@ -53,12 +56,18 @@ from forecast.frames.output import forecast_frames, origin_frame, output_columns
 from forecast.frames.quantiles import select_levels
 from forecast.frames.scaling import Scaling
 from forecast.frames.series import SeriesArrays, SeriesEncoder
+from forecast.frames.vintages import (
+    TRAINED_ON_OBSERVED,
+    future_by_series,
+    series_vintages,
+    with_vintage_steps,
+)
 from forecast.persistence.format import load as load_folder
 from forecast.persistence.format import save as save_folder
 
 __all__ = ["BaseForecaster", "FrameLike", "SeriesArrays"]
 
-FrameLike = pd.DataFrame | dict
+FrameLike = pd.DataFrame | dict[Any, pd.DataFrame]
 
 
 class BaseForecaster(BaseEstimator):
@@ -76,8 +85,7 @@ class BaseForecaster(BaseEstimator):
     _scale_targets: bool = True
     freq_: pd.DateOffset  # set by fit: the step of the fitted index
 
-    # ------------------------------------------------------------ array hooks
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         raise NotImplementedError
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
@@ -105,7 +113,7 @@ class BaseForecaster(BaseEstimator):
             return f"{self._min_history()} step(s) of history + 1 step to learn from"
         return ""
 
-    def _check_train_lengths(self, lengths: dict) -> None:
+    def _check_train_lengths(self, lengths: dict[Any, int]) -> None:
         """Raise if a training series (key -> rows, cleaned) is too short (subclasses)."""
         for key, rows in lengths.items():
             V.check_length(rows, self._min_train_length(), key, self._length_reason())
@@ -114,16 +122,17 @@ class BaseForecaster(BaseEstimator):
         """Rows of training data kept for ``predict`` without history (None: all)."""
         return None
 
-    # ------------------------------------------------------------ input hooks
-    def _covariate_names(self) -> tuple[list, list]:
+    def _covariate_names(self) -> tuple[list[str], list[str]]:
         """Return the declared ``(future, past)`` covariate columns."""
         return FrameOptions.of(self).covariates()
 
-    def _fill(self, frame: pd.DataFrame, key, targets: list, covariates: list) -> pd.DataFrame:
+    def _fill(
+        self, frame: pd.DataFrame, key: object, targets: list[str], covariates: list[str]
+    ) -> pd.DataFrame:
         """Apply the NaN policy (raise, or interpolate in time)."""
         return apply_nan_policy(frame, key, targets, covariates, FrameOptions.of(self).policy())
 
-    def _scale_covariates(self, frame: pd.DataFrame, columns: list) -> np.ndarray:
+    def _scale_covariates(self, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
         """Scaled values of the covariate ``columns`` of ``frame``."""
         return self._scaling().scale_covariates(frame, columns)
 
@@ -134,7 +143,6 @@ class BaseForecaster(BaseEstimator):
             return None
         return calendar_block(index, options.timezone, options.country)
 
-    # ------------------------------------------------------------ frame hooks
     def _prepare_fit(self, X: FrameLike) -> Any:
         """Validate ``X``, set the fitted metadata and scalers; return ``(frames, kind)``."""
         frames, kind = V.split_series(X, "X")
@@ -152,23 +160,29 @@ class BaseForecaster(BaseEstimator):
         self.input_kind_ = kind
         self.index_name_ = first.index.name
         self.future_covariates_, self.past_covariates_ = future_cols, past_cols
+        self.training_covariates_ = TRAINED_ON_OBSERVED if future_cols else None
         scaling = Scaling.fit(clean, targets, past_cols + future_cols, self._scale_targets)
         self.scaler_, self.covariate_scaler_ = scaling.target, scaling.covariate
         keep = self._keep_history()
         self.train_tail_ = {k: (f if keep is None else f.iloc[-keep:]) for k, f in clean.items()}
         return clean, kind
 
-    def _fit_frames(self, X: FrameLike, prepared: Any, callbacks: list) -> None:
+    def _fit_frames(self, X: FrameLike, prepared: Any, callbacks: list[Any]) -> None:
         """Fit on what ``_prepare_fit`` returned (default: the clean frames, by ``_fit``)."""
         frames, _ = prepared
         self._fit(self._to_arrays(frames, horizon=0, future=None), callbacks)
 
-    def _select_levels(self, quantiles: bool | tuple | None) -> tuple[float, ...]:
+    def _select_levels(self, quantiles: bool | tuple[float, ...] | None) -> tuple[float, ...]:
         """Quantile levels ``quantiles`` asks for, checked against ``_quantile_levels``."""
         return select_levels(quantiles, self._quantile_levels(), type(self).__name__)
 
     def _predict_frames(
-        self, horizon: int, history, future, levels: tuple, max_horizon: int | None
+        self,
+        horizon: int,
+        history: FrameLike | None,
+        future: FrameLike | None,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
     ) -> FrameLike:
         """Forecasts of ``predict`` (arguments checked; default: through ``_predict``)."""
         if history is None:
@@ -181,9 +195,8 @@ class BaseForecaster(BaseEstimator):
                 frames[k] = self._clean(f, k, self.columns_, covs, self.freq_, "history")[0]
         for key, frame in frames.items():
             V.check_length(len(frame), self._min_history(), key, "history needed by predict")
-        fut = None if future is None else V.split_series(future, "future")[0]
-        if fut is not None and kind == "frame":  # a single series: its one future frame
-            fut = {k: next(iter(fut.values())) for k in frames}
+        zone, covs = self.tz_, self.future_covariates_
+        fut = future_by_series(future, frames, kind, horizon, self.freq_, covs, zone)
         pred = self._predict_values(self._to_arrays(frames, horizon, fut), horizon, levels)
         columns = output_columns(self.columns_, levels)
         zone = None if self.tz_ else FrameOptions.of(self).timezone  # a naive model's clock
@@ -191,10 +204,17 @@ class BaseForecaster(BaseEstimator):
         return V.join_series(out, kind)
 
     def _predict_origins_frames(
-        self, data, origins, horizon: int, levels: tuple, max_horizon: int | None
+        self,
+        data: FrameLike,
+        origins: pd.DatetimeIndex | list[Any] | dict[Any, Any],
+        horizon: int,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
+        future: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
         """Forecasts of ``predict_origins`` (arguments checked; default: one ``_predict``)."""
         raw, kind = V.split_series(data, "data")
+        vintages = series_vintages(future, list(raw), self.future_covariates_, self.tz_)
         covs = self.past_covariates_ + self.future_covariates_
         encoder = self._encoder()
         fill_gaps = bool(FrameOptions.of(self).fill_gaps)
@@ -212,13 +232,14 @@ class BaseForecaster(BaseEstimator):
                 pos = origin_position(frame.index, origin, key)
                 V.check_length(pos, self._min_history(), key, f"history before origin {origin}")
                 arrays.append(origin_arrays(whole, pos, horizon, encoder, causal))
+                if vintages:  # the forecast steps' covariates as known at the origin
+                    arrays[-1] = with_vintage_steps(arrays[-1], vintages[key], horizon, encoder)
                 meta.append((key, origin))
         pred = self._predict_values(arrays, horizon, levels)
         columns = output_columns(self.columns_, levels)
         return origin_frame(meta, pred, horizon, kind, columns, self.freq_)
 
-    # ------------------------------------------------------------------ fit
-    def fit(self, X: FrameLike, y: None = None, *, callbacks: list | None = None) -> BaseForecaster:
+    def fit(self, X: FrameLike, y: None = None, *, callbacks: list[Any] | None = None) -> Self:
         """Fit the forecaster on one or several series.
 
         Parameters
@@ -246,14 +267,13 @@ class BaseForecaster(BaseEstimator):
             callback.on_fit_end(self)
         return self
 
-    # -------------------------------------------------------------- predict
     def predict(
         self,
         horizon: int = 1,
         history: FrameLike | None = None,
         future: FrameLike | None = None,
         *,
-        quantiles: bool | tuple | None = None,
+        quantiles: bool | tuple[float, ...] | None = None,
         max_horizon: int | None = V.MAX_HORIZON,
     ) -> FrameLike:
         """Forecast the ``horizon`` steps after the end of the data.
@@ -269,7 +289,9 @@ class BaseForecaster(BaseEstimator):
             aware; aware timestamps in another zone are converted to the fitted zone.
         future : DataFrame or dict of DataFrames, optional
             Values of the declared ``future_covariates`` for the forecast timestamps. They
-            must be finite: ``nan_policy`` applies to the history only.
+            must be finite: ``nan_policy`` applies to the history only. Or vintages (columns
+            ``issue_time``, ``valid_time``): each step then reads the latest value issued at
+            or before the origin (:mod:`forecast.frames.vintages`).
         quantiles : bool or tuple of float, optional
             Estimators that forecast quantiles (neural estimators fitted with
             ``quantiles=``, :class:`forecast.ConformalForecaster`): True adds a column
@@ -294,16 +316,18 @@ class BaseForecaster(BaseEstimator):
     def predict_origins(
         self,
         data: FrameLike,
-        origins: pd.DatetimeIndex | list | dict,
+        origins: pd.DatetimeIndex | list[Any] | dict[Any, Any],
         horizon: int,
         *,
-        quantiles: bool | tuple | None = None,
+        quantiles: bool | tuple[float, ...] | None = None,
         max_horizon: int | None = V.MAX_HORIZON,
+        future: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
         """Forecast from many origins of one data set in one batched call.
 
         The forecast issued at origin ``t`` sees only the rows of ``data`` with timestamp
-        ``<= t`` (plus declared future covariates for its horizon).
+        ``<= t`` (plus declared future covariates for its horizon: from ``data``, or with
+        ``future`` the latest vintage issued at or before ``t``).
 
         Parameters
         ----------
@@ -321,6 +345,8 @@ class BaseForecaster(BaseEstimator):
             Add quantile columns, as in :meth:`predict`.
         max_horizon : int or None, default=10_000
             Largest ``horizon`` accepted; None lifts the limit.
+        future : DataFrame, optional
+            Vintages of the future covariates (:mod:`forecast.frames.vintages`).
 
         Returns
         -------
@@ -331,10 +357,19 @@ class BaseForecaster(BaseEstimator):
         check_is_fitted(self, "columns_")
         horizon = V.check_horizon(horizon, max_horizon)
         levels = self._select_levels(quantiles)
-        return self._predict_origins_frames(data, origins, horizon, levels, max_horizon)
+        if future is None:  # the hook of subclasses written before vintages: five arguments
+            return self._predict_origins_frames(data, origins, horizon, levels, max_horizon)
+        return self._predict_origins_frames(data, origins, horizon, levels, max_horizon, future)
 
-    # ---------------------------------------------------------- conversion
-    def _clean(self, frame, key, targets: list, covariates: list, freq, what: str) -> tuple:
+    def _clean(
+        self,
+        frame: pd.DataFrame,
+        key: object,
+        targets: list[str],
+        covariates: list[str],
+        freq: pd.offsets.BaseOffset | None,
+        what: str,
+    ) -> tuple[pd.DataFrame, pd.DateOffset]:
         """``(frame, freq)``: ``frame`` conformed to a regular grid, NaN policy applied."""
         fill_gaps = bool(FrameOptions.of(self).fill_gaps)
         frame, freq = conform(frame, key, targets, covariates, freq, what, fill_gaps)
@@ -350,10 +385,14 @@ class BaseForecaster(BaseEstimator):
         past, future = self.past_covariates_, self.future_covariates_
         return SeriesEncoder(self.columns_, past, future, self.freq_, self.tz_, scale, covs, cal)
 
-    def _to_arrays(self, frames: dict, horizon: int, future: dict | None) -> list[SeriesArrays]:
+    def _to_arrays(
+        self, frames: dict[Any, pd.DataFrame], horizon: int, future: dict[Any, pd.DataFrame] | None
+    ) -> list[SeriesArrays]:
         return self._encoder().encode_all(frames, horizon, future)
 
-    def _predict_values(self, arrays: list, horizon: int, levels: tuple) -> np.ndarray:
+    def _predict_values(
+        self, arrays: list[SeriesArrays], horizon: int, levels: tuple[float, ...]
+    ) -> np.ndarray:
         """Unscaled forecasts ``(n, horizon, C * (1 + len(levels)))``: points, then quantiles."""
         scaling = self._scaling()
         if not levels:
@@ -361,8 +400,7 @@ class BaseForecaster(BaseEstimator):
         full = scaling.unscale_levels(self._predict_quantiles(arrays, horizon))  # (n, h, C, Q)
         return points_and_levels(full, self._quantile_levels(), levels)
 
-    # ---------------------------------------------------------- persistence
-    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Save the fitted estimator to the folder ``path`` (:mod:`forecast.persistence`).
 
         Parameters
@@ -381,7 +419,7 @@ class BaseForecaster(BaseEstimator):
         return save_folder(self, path, overwrite=overwrite)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, device: str | None = None) -> BaseForecaster:
+    def load(cls, path: str | os.PathLike[str], device: str | None = None) -> BaseForecaster:
         """Load an estimator saved with :meth:`save`, optionally onto ``device``.
 
         Parameters

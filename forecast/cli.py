@@ -17,9 +17,14 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from forecast._version import __version__
+
+if TYPE_CHECKING:  # generic in typeshed only; the class is not subscriptable at run time
+    _SubParsersAction = argparse._SubParsersAction[Any]  # Any: declared commands map to None
+else:
+    _SubParsersAction = argparse._SubParsersAction
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -31,53 +36,46 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
 
 
-class _Commands(argparse._SubParsersAction):
-    """Sub-commands listed in ``--help`` at once, some built only when named.
+class _Commands(_SubParsersAction):
+    """Sub-commands all listed in ``--help``; a declared one (:meth:`declare`) is built on use."""
 
-    :meth:`declare` lists a command with its help line and a function that adds its parser
-    (``add_batch_parser(sub)``); that function runs when the command is parsed.
-    """
-
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._builders: dict[str, Callable] = {}
+        self._builders: dict[str, Callable[[_Commands], None]] = {}
 
-    def declare(self, name: str, summary: str, build: Callable) -> None:
+    def declare(self, name: str, summary: str, build: Callable[[_Commands], None]) -> None:
         """List ``name`` with the help line ``summary``; ``build(self)`` adds its parser."""
         self._builders[name] = build
         self._name_parser_map[name] = None  # a valid choice; its parser comes on use
         self._choices_actions.append(self._ChoicesPseudoAction(name, (), summary))
 
-    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
         """Add a parser; a declared command keeps the help line it was listed with."""
         if name in self._builders:
             kwargs.pop("help", None)
             del self._builders[name], self._name_parser_map[name]
         return super().add_parser(name, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
         build = self._builders.get(values[0])
         if build is not None:
             build(self)
         super().__call__(parser, namespace, values, option_string)
 
 
-def _add_data(sub) -> None:
+def _add_data(sub: _Commands) -> None:
     from forecast.datasets.commands import add_data_parser  # start-up: only when named
 
     add_data_parser(sub)
 
 
-def _add_batch(sub) -> None:
+def _add_batch(sub: _Commands) -> None:
     from forecast.batch import add_batch_parser  # start-up: pandas, torch; only when named
 
     add_batch_parser(sub)
 
 
-_SERVE_HELP = "serve forecasts of a stored model over HTTP"
-
-
-def _add_serve(sub) -> None:
+def _add_serve(sub: _Commands) -> None:
     from forecast.serve.cli import add_serve_parser  # start-up: pandas, torch; only when named
 
     add_serve_parser(sub)
@@ -163,7 +161,9 @@ Run 'forecast COMMAND --help' for the options of one command.
 """
 
 
-def _command_parser(sub, name: str, summary: str, examples: Sequence[str]):
+def _command_parser(
+    sub: _Commands, name: str, summary: str, examples: Sequence[str]
+) -> argparse.ArgumentParser:
     """Add sub-command ``name``: ``summary`` as its help line, ``examples`` in its epilog."""
     epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples) if examples else None
     return sub.add_parser(
@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.declare("data", "list the dataset catalogue or download a dataset", _add_data)
     sub.declare("batch", "scheduled forecast from the latest data with a stored model", _add_batch)
-    sub.declare("serve", _SERVE_HELP, _add_serve)
+    sub.declare("serve", "serve forecasts of a stored model over HTTP", _add_serve)
     return parser
 
 

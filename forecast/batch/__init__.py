@@ -8,7 +8,7 @@ One call loads a model, reads the latest data, forecasts and writes the forecast
 
 * ``--model``: a ``models:/name@alias`` or ``models:/name/version`` URI, a ``runs:/`` URI,
   any other MLflow model URI, or a local folder (an MLflow model with an ``MLmodel`` file,
-  or a folder written by :func:`forecast.persistence.format.save`).
+  or a folder written by :func:`forecast.persistence.save`).
 * ``--input``: CSV or Parquet with a time column (``timestamp``, ``time``, ...; see
   :func:`forecast.frames.io.read_frame`) or a Parquet DatetimeIndex, and the model's columns.
 * ``--timezone``: the local zone of the run (default: the model's ``timezone`` parameter,
@@ -18,7 +18,7 @@ One call loads a model, reads the latest data, forecasts and writes the forecast
   input in several offsets (local time across a DST change) is then refused, never silently
   read as UTC.
 * ``--horizon``: steps, or ``day-ahead`` for every step up to the end of the next whole
-  local day (23, 24 or 25 hours; see :func:`forecast.batch.localtime.day_ahead_steps`).
+  local day (23, 24 or 25 hours; see :func:`~forecast.batch.day_ahead_steps`).
 * ``--nan-policy``: ``raise`` or ``interpolate`` missing input values for this run (the
   saved model is not changed).
 * ``--output``: ``.csv`` or ``.parquet``; ``{date}`` expands to the *issue date*, the

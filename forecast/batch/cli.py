@@ -8,7 +8,7 @@ import os
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pandas as pd
 
@@ -58,7 +58,9 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
 
 
-def add_batch_parser(subparsers) -> argparse.ArgumentParser:
+def add_batch_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     """Add the ``batch`` command to the ``forecast`` command's subparsers.
 
     Parameters
@@ -217,6 +219,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "the issue time, exit 65 (default: forecast, with a warning past 7 days)",
     )
     parser.add_argument(
+        "--future",
+        default=None,
+        metavar="FILE",
+        help="vintages of the future covariates (CSV/Parquet: issue_time, valid_time, the "
+        "covariates); each step reads the latest issued by the last observed row",
+    )
+    parser.add_argument(
         "--issue-time",
         type=_timestamp,
         default=None,
@@ -260,8 +269,11 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     """Run the command under the job lock, with timestamped log lines; return the exit code."""
     with batch_logging():
         partitioned = is_partitioned(args.input)
-        if partitioned and (args.max_staleness is not None or args.issue_time is not None):
-            _log.error("--max-staleness and --issue-time apply to one --input file, not a folder")
+        one_file = (args.max_staleness, args.issue_time, args.future)
+        if partitioned and any(option is not None for option in one_file):
+            _log.error(
+                "--max-staleness, --issue-time and --future apply to one --input file, not a folder"
+            )
             return EXIT_USAGE
         if not partitioned and (args.engine != "sequential" or args.address or args.num_cpus):
             _log.error(
@@ -292,6 +304,7 @@ def _cmd_one(args: argparse.Namespace) -> int:
                 quantiles=args.quantiles,
                 max_staleness=args.max_staleness,
                 issue_time=args.issue_time,
+                future=args.future,
                 **_run_options(args),
             )
     except (BatchError, ModelFormatError) as err:  # their messages name the file at fault
@@ -325,7 +338,7 @@ def _failed(args: argparse.Namespace, message: str, code: int) -> int:
     return code
 
 
-def _run_options(args: argparse.Namespace) -> dict:
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword options that one-file and many-file batch runs share."""
     return dict(
         time_column=args.time_column,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +25,45 @@ class BatchError(Exception):
     """A batch forecast failed; the message is the one line shown to the user."""
 
 
+@dataclass
+class BatchResult:
+    """What a batch run wrote.
+
+    Attributes
+    ----------
+    path : Path
+        The forecast file.
+    sha256 : str
+        SHA-256 of its bytes.
+    rows : int
+        Forecast rows written.
+    issue_date : str
+        ``YYYY-MM-DD`` of the last input timestamp, in local time.
+    input_sha256 : str
+        Content fingerprint of the input history.
+    run_id : str or None
+        MLflow run of this batch (None with ``track=False`` or when logging failed).
+    model_version : str or None
+        For a registered model (``models:/name@alias`` or ``models:/name/N``): the version
+        used.
+    """
+
+    path: Path
+    sha256: str
+    rows: int
+    issue_date: str
+    input_sha256: str
+    run_id: str | None = None
+    model_version: str | None = None
+
+
 def _first_line(err: BaseException) -> str:
     text = str(err).strip() or type(err).__name__
     return text.splitlines()[0]
 
 
 def read_input(
-    path: str | os.PathLike, time_column: str | None = None, timezone: str | None = None
+    path: str | os.PathLike[str], time_column: str | None = None, timezone: str | None = None
 ) -> pd.DataFrame:
     """Read the latest data: a CSV or Parquet file with timestamps, not empty.
 
@@ -55,7 +88,9 @@ def read_input(
     return frame
 
 
-def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str | None):
+def read_latest(
+    path: str | os.PathLike[str], time_column: str | None, timezone: str | None
+) -> tuple[pd.DataFrame, MixedOffsetsError | None]:
     """Read the input; stamps in several offsets without ``timezone`` are read in UTC.
 
     Returns
@@ -66,7 +101,7 @@ def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str 
         Set when the stamps have several UTC offsets and no ``timezone`` was given (the
         frame is then in UTC, for the caller to convert or refuse).
     """
-    mixed = None
+    mixed: MixedOffsetsError | None = None
     try:
         try:
             frame = read_frame(path, time_column, timezone=timezone, mixed_offsets="raise")
@@ -80,7 +115,9 @@ def read_latest(path: str | os.PathLike, time_column: str | None, timezone: str 
     return frame, mixed
 
 
-def mixed_offsets_message(path, err, model: str | None, estimator: Any = None) -> str:
+def mixed_offsets_message(
+    path: str | os.PathLike[str], err: MixedOffsetsError, model: str | None, estimator: Any = None
+) -> str:
     """Return the one line refusing input in several UTC offsets when no zone is known.
 
     ``model`` names the model (None before one is loaded); ``estimator``, when given, tells
@@ -101,7 +138,9 @@ def mixed_offsets_message(path, err, model: str | None, estimator: Any = None) -
     )
 
 
-def select_history(frame: pd.DataFrame, estimator: Any, path: str | os.PathLike = "input"):
+def select_history(
+    frame: pd.DataFrame, estimator: Any, path: str | os.PathLike[str] = "input"
+) -> pd.DataFrame:
     """Check the input against the model and keep its columns (float64).
 
     Parameters
@@ -136,7 +175,7 @@ def select_history(frame: pd.DataFrame, estimator: Any, path: str | os.PathLike 
     return frame[columns].astype({c: "float64" for c in columns if c != V.ID_COLUMN})
 
 
-def _about_input(path, err: BaseException) -> str:
+def _about_input(path: str | os.PathLike[str], err: BaseException) -> str:
     """One line naming the input file once, then the reason."""
     reason = _first_line(err)
     for prefix in (f"input {path}: ", f"{path}: "):
@@ -153,7 +192,7 @@ def issue_date(history: pd.DataFrame) -> str:
     return pd.Timestamp(history.index.max()).strftime("%Y-%m-%d")
 
 
-def output_path(pattern: str | os.PathLike, date: str) -> Path:
+def output_path(pattern: str | os.PathLike[str], date: str) -> Path:
     """Expand ``{date}`` in ``pattern`` and check the suffix (``.csv`` or ``.parquet``).
 
     Another ``{...}`` field (``{stem}`` names partitions, in a folder ``--input``) is refused
@@ -234,7 +273,7 @@ def input_age(last: pd.Timestamp, issue_time: pd.Timestamp | None) -> pd.Timedel
 
 def check_staleness(
     last: pd.Timestamp,
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     max_staleness: pd.Timedelta | None,
     issue_time: pd.Timestamp | None = None,
 ) -> pd.Timedelta:

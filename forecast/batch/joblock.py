@@ -33,7 +33,7 @@ class JobLocked(BatchError):
     """Another run of the same job holds its lock."""
 
 
-def default_lock_path(output: str | os.PathLike) -> Path:
+def default_lock_path(output: str | os.PathLike[str]) -> Path:
     """Return the lock file of the job writing ``output`` (a file or a pattern).
 
     The lock is named after the absolute output pattern and the user: runs of one user
@@ -72,7 +72,7 @@ def _holder(lock: Path) -> str:
 
 
 @contextmanager
-def job_lock(path: str | os.PathLike) -> Iterator[Path]:
+def job_lock(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Hold the job's lock for the ``with`` block; raise at once if another run holds it.
 
     While held, ``<lock>.owner`` names the holder (``pid 1234 on host since <time>``) for the

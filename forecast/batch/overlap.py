@@ -1,6 +1,6 @@
 """Outputs never destroy inputs: refuse an output that resolves to an input, before any work.
 
-An output hits an input when both name the same file after :meth:`Path.resolve`
+An output hits an input when both name the same file after :meth:`pathlib.Path.resolve`
 (symbolic links, ``..``), or when both exist and are the same file on disk (same
 ``st_dev`` and ``st_ino``: a hard link). A pattern (``{date}``, ``{stem}``) hits an input
 when one of its expansions for this run names that input. The issue date that ``{date}``
@@ -40,7 +40,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
-def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether ``a`` and ``b`` name the same file: equal resolved paths, or same inode.
 
     Parameters
@@ -60,7 +60,7 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 
 def refuse_same_file(
-    output: str | os.PathLike, input: str | os.PathLike, output_name: str, input_name: str
+    output: str | os.PathLike[str], input: str | os.PathLike[str], output_name: str, input_name: str
 ) -> None:
     """Raise ValueError when ``output`` is the file ``input`` (see :func:`same_file`).
 
@@ -81,7 +81,9 @@ def refuse_same_file(
         )
 
 
-def _refuse(output: str, target: str | os.PathLike, input: str | os.PathLike, what: str) -> None:
+def _refuse(
+    output: str, target: str | os.PathLike[str], input: str | os.PathLike[str], what: str
+) -> None:
     shown = "" if os.fspath(target) == output else f" ({os.fspath(target)})"
     raise BatchError(
         f"output {output}{shown} {what} input {os.fspath(input)}: write the forecast to "
@@ -89,7 +91,7 @@ def _refuse(output: str, target: str | os.PathLike, input: str | os.PathLike, wh
     )
 
 
-def _pattern_regexes(pattern: str) -> list[re.Pattern]:
+def _pattern_regexes(pattern: str) -> list[re.Pattern[str]]:
     """Regexes of the paths a pattern can expand to (``{date}``: any ``YYYY-MM-DD``).
 
     One for the absolute pattern, one with its folder resolved (a symbolic link in it).
@@ -101,7 +103,7 @@ def _pattern_regexes(pattern: str) -> list[re.Pattern]:
     return [_regex(text) for text in sorted(spellings)]
 
 
-def _regex(text: str) -> re.Pattern:
+def _regex(text: str) -> re.Pattern[str]:
     parts, seen = [], set()
     for piece in re.split(r"(\{date\}|\{stem\})", text):
         if piece in ("{date}", "{stem}"):
@@ -114,7 +116,7 @@ def _regex(text: str) -> re.Pattern:
     return re.compile("".join(parts))
 
 
-def _match(regexes: list[re.Pattern], name: str) -> re.Match | None:
+def _match(regexes: list[re.Pattern[str]], name: str) -> re.Match[str] | None:
     return next((m for m in (r.fullmatch(name) for r in regexes) if m), None)
 
 
@@ -135,7 +137,7 @@ def _existing_matches(pattern: str) -> Iterable[Path]:
     return [p for p in parent.iterdir() if fnmatch.fnmatchcase(p.name, Path(glob).name)]
 
 
-def check_output_not_input(output: str | os.PathLike, input: str | os.PathLike) -> None:
+def check_output_not_input(output: str | os.PathLike[str], input: str | os.PathLike[str]) -> None:
     """Refuse ``output`` (a file or a ``{date}`` pattern) when it can name ``input``.
 
     Parameters
@@ -165,10 +167,10 @@ def check_output_not_input(output: str | os.PathLike, input: str | os.PathLike) 
 
 
 def check_partition_outputs(
-    output: str | os.PathLike,
+    output: str | os.PathLike[str],
     inputs: Sequence[tuple[str, Path]],
     outputs: Sequence[Path] | None,
-    input_spec: str | os.PathLike,
+    input_spec: str | os.PathLike[str],
 ) -> None:
     """Refuse partition outputs that would overwrite an input or become one.
 
@@ -217,7 +219,7 @@ def check_partition_outputs(
     _check_not_listed(text, sample, input_spec)
 
 
-def _check_not_listed(output: str, target: Path, input_spec: str | os.PathLike) -> None:
+def _check_not_listed(output: str, target: Path, input_spec: str | os.PathLike[str]) -> None:
     """Refuse an output file that the next run would list as an input partition."""
     spec = os.fspath(input_spec)
     if Path(spec).is_dir():

@@ -21,13 +21,13 @@ from forecast.persistence.manifest import ModelFormatError
 INPUT_SUFFIXES = (".csv", ".csv.gz", ".parquet")
 
 
-def is_partitioned(input: str | os.PathLike) -> bool:
+def is_partitioned(input: str | os.PathLike[str]) -> bool:
     """Whether ``input`` names many partitions: a folder or a glob pattern."""
     text = os.fspath(input)
     return Path(text).is_dir() or any(ch in text for ch in "*?[")
 
 
-def list_partitions(input: str | os.PathLike) -> list[Path]:
+def list_partitions(input: str | os.PathLike[str]) -> list[Path]:
     """Return the CSV (also ``.csv.gz``) and Parquet files of a folder or glob, sorted.
 
     Raises
@@ -55,7 +55,7 @@ def stem(path: Path) -> str:
     return path.stem
 
 
-def partition_output(output: str | os.PathLike, input: Path, date: str) -> Path:
+def partition_output(output: str | os.PathLike[str], input: Path, date: str) -> Path:
     """Return the forecast file of partition ``input`` (see the module docstring)."""
     text = os.fspath(output)
     if "{stem}" in text:
@@ -65,7 +65,7 @@ def partition_output(output: str | os.PathLike, input: Path, date: str) -> Path:
 
 
 def _check_output(
-    output: str | os.PathLike, inputs: list[Path], input_spec: str | os.PathLike
+    output: str | os.PathLike[str], inputs: list[Path], input_spec: str | os.PathLike[str]
 ) -> None:
     """Refuse a bad ``output`` before any work.
 
@@ -99,8 +99,8 @@ def forecast_partitions(
     predict: Any,
     model: str,
     inputs: list[Path],
-    output: str | os.PathLike,
-    options: dict,
+    output: str | os.PathLike[str],
+    options: dict[str, Any],
 ) -> list[tuple[str, BatchResult | None, str | None]]:
     """Forecast each input; return ``(input, result or None, error or None)`` per input."""
     out: list[tuple[str, BatchResult | None, str | None]] = []

@@ -71,9 +71,9 @@ class PartitionsResult:
 
 
 def run_partitions(
-    model: str | os.PathLike,
-    input: str | os.PathLike,
-    output: str | os.PathLike,
+    model: str | os.PathLike[str],
+    input: str | os.PathLike[str],
+    output: str | os.PathLike[str],
     horizon: int | str | None = None,
     *,
     engine: str = "sequential",

@@ -60,21 +60,26 @@ class PartitionForecaster:
         MLflow store for ``models:/`` and ``runs:/`` URIs.
     device : str or None
         Device to load the model on.
-    output : str
+    output : str or path-like
         Output folder or ``{stem}`` pattern (see :mod:`forecast.batch.partitions`).
     options : dict
         ``horizon``, ``time_column``, ``timezone``, ``nan_policy``.
     """
 
     def __init__(
-        self, model: str, tracking_uri: str | None, device: str | None, output: str, options: dict
+        self,
+        model: str,
+        tracking_uri: str | None,
+        device: str | None,
+        output: str | os.PathLike[str],
+        options: dict[str, Any],
     ) -> None:
         self.model = model
         self.output = output
         self.options = options
         self.estimator, self.predict = load_forecaster(model, tracking_uri, device)
 
-    def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
         """Forecast the partitions of ``batch`` (columns ``position``, ``input``).
 
         Returns one row per partition with the fields of :class:`BatchResult` (empty for
@@ -84,7 +89,7 @@ class PartitionForecaster:
         outcomes = forecast_partitions(
             self.estimator, self.predict, self.model, paths, self.output, self.options
         )
-        out: dict[str, list] = {name: [] for name in _FIELDS}
+        out: dict[str, list[Any]] = {name: [] for name in _FIELDS}
         for position, (input, result, error) in zip(batch["position"], outcomes, strict=True):
             out["position"].append(int(position))
             out["input"].append(input)
@@ -101,8 +106,8 @@ def forecast_on_ray_data(
     ray: Any,
     model: str,
     inputs: list[Path],
-    output: str,
-    options: dict,
+    output: str | os.PathLike[str],
+    options: dict[str, Any],
     tracking_uri: str | None,
     device: str | None,
 ) -> list[tuple[str, BatchResult | None, str | None]]:
@@ -146,7 +151,7 @@ def files_per_call(n_files: int, n_blocks: int) -> int:
     return max(1, min(MAX_FILES_PER_CALL, -(-n_files // max(n_blocks, 1))))
 
 
-def _outcome(row: dict) -> tuple[str, BatchResult | None, str | None]:
+def _outcome(row: dict[str, Any]) -> tuple[str, BatchResult | None, str | None]:
     if row["error"]:
         return str(row["input"]), None, str(row["error"])
     result = BatchResult(
@@ -159,7 +164,16 @@ def _outcome(row: dict) -> tuple[str, BatchResult | None, str | None]:
     return str(row["input"]), result, None
 
 
-def run_on_ray(model, inputs, output, options, tracking_uri, device, address, num_cpus) -> list:
+def run_on_ray(
+    model: str,
+    inputs: list[Path],
+    output: str | os.PathLike[str],
+    options: dict[str, Any],
+    tracking_uri: str | None,
+    device: str | None,
+    address: str | None,
+    num_cpus: int | None,
+) -> list[tuple[str, BatchResult | None, str | None]]:
     """Forecast ``inputs`` on Ray Data; the same ``(input, result, error)`` rows as sequentially."""
     from forecast.tracking._store import resolve_tracking_uri  # optional: mlflow, seconds
 

@@ -6,7 +6,6 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pandas as pd
 from forecast.batch.files import (
     STALE_WARNING,
     BatchError,
+    BatchResult,
     _about_input,
     _first_line,
     check_staleness,
@@ -28,7 +28,9 @@ from forecast.batch.files import (
 )
 from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps, model_timezone, to_zone
 from forecast.batch.overlap import check_output_not_input
+from forecast.batch.vintages import read_vintages, with_vintage_rows
 from forecast.frames.fingerprint import fingerprint
+from forecast.frames.io import MixedOffsetsError
 from forecast.frames.quantiles import parse_levels
 from forecast.frames.requests import default_horizon, split_future
 from forecast.frames.timezones import check_timezone
@@ -40,44 +42,12 @@ BATCH_EXPERIMENT = "forecast-batch"
 _log = logging.getLogger("forecast.batch")
 
 
-@dataclass
-class BatchResult:
-    """What a batch run wrote.
-
-    Attributes
-    ----------
-    path : Path
-        The forecast file.
-    sha256 : str
-        SHA-256 of its bytes.
-    rows : int
-        Forecast rows written.
-    issue_date : str
-        ``YYYY-MM-DD`` of the last input timestamp, in local time.
-    input_sha256 : str
-        Content fingerprint of the input history.
-    run_id : str or None
-        MLflow run of this batch (None with ``track=False`` or when logging failed).
-    model_version : str or None
-        For a registered model (``models:/name@alias`` or ``models:/name/N``): the version
-        used.
-    """
-
-    path: Path
-    sha256: str
-    rows: int
-    issue_date: str
-    input_sha256: str
-    run_id: str | None = None
-    model_version: str | None = None
-
-
 def _is_uri(model: str) -> bool:
     return "://" in model or model.startswith(("models:/", "runs:/"))
 
 
 def load_forecaster(
-    model: str | os.PathLike,
+    model: str | os.PathLike[str],
     tracking_uri: str | None = None,
     device: str | None = None,
     quantiles: str | None = None,
@@ -125,7 +95,9 @@ def load_forecaster(
     return load_from_store(text, tracking_uri, quantiles, uri=_is_uri(text), device=device)
 
 
-def _onnx_forecaster(path: Path, quantiles: str | None) -> tuple[Any, Callable]:
+def _onnx_forecaster(
+    path: Path, quantiles: str | None
+) -> tuple[Any, Callable[[pd.DataFrame, int], pd.DataFrame]]:
     """Load an ONNX export folder (:class:`forecast.onnx.runtime.OnnxForecaster`)."""
     # the runtime needs the extra forecast[onnx]; a torch model never imports it
     from forecast.onnx.runtime import OnnxForecaster
@@ -134,7 +106,9 @@ def _onnx_forecaster(path: Path, quantiles: str | None) -> tuple[Any, Callable]:
     return estimator, _folder_predict(estimator, parse_levels(quantiles))
 
 
-def _folder_predict(estimator: Any, levels) -> Any:
+def _folder_predict(
+    estimator: Any, levels: bool | tuple[float, ...] | None
+) -> Callable[[pd.DataFrame, int], pd.DataFrame]:
     """Return ``predict(history, horizon)`` of a loaded estimator.
 
     Future covariates are read from the rows after the history, as the pyfunc model does.
@@ -149,9 +123,9 @@ def _folder_predict(estimator: Any, levels) -> Any:
 
 
 def run_batch(
-    model: str | os.PathLike,
-    input: str | os.PathLike,
-    output: str | os.PathLike,
+    model: str | os.PathLike[str],
+    input: str | os.PathLike[str],
+    output: str | os.PathLike[str],
     horizon: int | str | None = None,
     *,
     time_column: str | None = None,
@@ -164,6 +138,7 @@ def run_batch(
     device: str | None = None,
     max_staleness: pd.Timedelta | None = None,
     issue_time: pd.Timestamp | None = None,
+    future: str | os.PathLike[str] | None = None,
 ) -> BatchResult:
     """Forecast from the latest data with a stored model and write the forecast file.
 
@@ -179,7 +154,7 @@ def run_batch(
     horizon : int or "day-ahead", optional
         Steps to forecast (default: the model's ``horizon`` parameter, else 24), or
         ``"day-ahead"``: every step up to the end of the next whole local day (24 hours, 23
-        or 25 on DST days; see :func:`forecast.batch.localtime.day_ahead_steps`).
+        or 25 on DST days; see :func:`~forecast.batch.day_ahead_steps`).
     time_column : str, optional
         Time column of the input (default: detected).
     timezone : str, optional
@@ -208,6 +183,8 @@ def run_batch(
         week is forecast with a warning on the ``forecast.batch`` logger.
     issue_time : Timestamp, optional
         When the forecast is issued, for the staleness check (default: now; naive is UTC).
+    future : str or path-like, optional
+        Vintages of the future covariates (:mod:`forecast.batch.vintages`).
 
     Returns
     -------
@@ -244,6 +221,7 @@ def run_batch(
         estimator, predict, model, input, lambda date: output_path(output, date), horizon,
         time_column=time_column, timezone=timezone, nan_policy=nan_policy, read=read,
         quantiles=quantiles, max_staleness=max_staleness, issue_time=issue_time,
+        vintages=None if future is None else read_vintages(future),
     )  # fmt: skip
     result.model_version = registered.get("model_version")
     age = pd.Timedelta(hours=options["input_age_hours"])
@@ -275,19 +253,20 @@ def run_batch(
 def forecast_file(
     estimator: Any,
     predict: Callable[[pd.DataFrame, int], pd.DataFrame],
-    model: str | os.PathLike,
-    input: str | os.PathLike,
+    model: str | os.PathLike[str],
+    input: str | os.PathLike[str],
     output: Callable[[str], Path],
     horizon: int | str | None,
     *,
     time_column: str | None = None,
     timezone: str | None = None,
     nan_policy: str | None = None,
-    read: tuple | None = None,
+    read: tuple[pd.DataFrame, MixedOffsetsError | None] | None = None,
     quantiles: str | None = None,
     max_staleness: pd.Timedelta | None = None,
     issue_time: pd.Timestamp | None = None,
-) -> tuple[BatchResult, pd.DataFrame, dict]:
+    vintages: pd.DataFrame | None = None,
+) -> tuple[BatchResult, pd.DataFrame, dict[str, Any]]:
     """Forecast from one input file with a loaded model and write the forecast atomically.
 
     The core of :func:`run_batch`, shared with the partitioned batch
@@ -306,8 +285,9 @@ def forecast_file(
     horizon, time_column, timezone, nan_policy, quantiles, max_staleness, issue_time
         As in :func:`run_batch` (``quantiles`` must match what ``predict`` was built with).
     read : tuple, optional
-        ``(frame, mixed)`` from :func:`forecast.batch.files.read_latest` when the input was
-        already read.
+        ``(frame, mixed)`` of :func:`forecast.batch.files.read_latest`, if already read.
+    vintages : DataFrame, optional
+        Read by :func:`forecast.batch.vintages.read_vintages` from ``future``.
 
     Returns
     -------
@@ -330,6 +310,8 @@ def forecast_file(
         raise BatchError(_about_input(input, err)) from err
     age = check_staleness(observed.index.max(), input, max_staleness, issue_time)
     steps = _steps(horizon, estimator, observed)
+    if vintages is not None:  # the future covariates as known at the last observed row
+        history = with_vintage_rows(observed, vintages, steps, estimator, os.fspath(input))
     with _nan_policy(estimator, nan_policy, model):
         try:
             forecast = predict(history, steps)
@@ -351,7 +333,7 @@ def forecast_file(
     return result, history, options
 
 
-def _check_options(horizon, timezone, nan_policy) -> None:
+def _check_options(horizon: int | str | None, timezone: str | None, nan_policy: str | None) -> None:
     if isinstance(horizon, str) and horizon != DAY_AHEAD:
         raise BatchError(f"horizon must be a positive int or {DAY_AHEAD!r}, got {horizon!r}")
     if timezone is not None:
@@ -363,7 +345,7 @@ def _check_options(horizon, timezone, nan_policy) -> None:
         raise BatchError(f"nan_policy must be one of {NAN_POLICIES}, got {nan_policy!r}")
 
 
-def _steps(horizon, estimator, history: pd.DataFrame) -> int:
+def _steps(horizon: int | str | None, estimator: Any, history: pd.DataFrame) -> int:
     if horizon == DAY_AHEAD:
         try:
             return day_ahead_steps(history.index.max(), estimator.freq_)
@@ -376,7 +358,9 @@ def _steps(horizon, estimator, history: pd.DataFrame) -> int:
 
 
 @contextmanager
-def _nan_policy(estimator: Any, policy: str | None, model) -> Iterator[None]:
+def _nan_policy(
+    estimator: Any, policy: str | None, model: str | os.PathLike[str]
+) -> Iterator[None]:
     """Set the estimator's ``nan_policy`` for one forecast, then restore it."""
     if policy is None:
         yield

@@ -165,7 +165,7 @@ def log_failed_run(
     error: str,
     uri: str | None,
     experiment: str,
-    registered: dict | None = None,
+    registered: dict[str, str] | None = None,
 ) -> str | None:
     """Record a batch that failed as a FAILED run; return its id, None if not recorded.
 
@@ -225,10 +225,10 @@ def log_batch_run(
     estimator: Any,
     model: str,
     input_path: str,
-    options: dict,
+    options: dict[str, Any],
     uri: str | None,
     experiment: str,
-    registered: dict | None = None,
+    registered: dict[str, str] | None = None,
 ) -> str | None:
     """Log one batch (a BatchResult) as a run; return its id, None if logging failed.
 

@@ -256,11 +256,16 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         horizon: int,
         levels: tuple[float, ...],
         max_horizon: int | None,
+        future: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
         """Weighted mean of the members' forecasts from every origin."""
         forecasts = [
             est.predict_origins(
-                self._own_columns(data, est), origins, horizon, max_horizon=max_horizon
+                self._own_columns(data, est),
+                origins,
+                horizon,
+                max_horizon=max_horizon,
+                future=future,
             )
             for est in self.estimators_
         ]

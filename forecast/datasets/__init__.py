@@ -16,6 +16,7 @@ from forecast.datasets.kinematics import forward_kinematics, skeleton_names, ske
 from forecast.datasets.mocap import constant_columns, expmap_columns, read_expmap
 from forecast.datasets.opsd import read_opsd
 from forecast.datasets.smard import read_smard
+from forecast.datasets.weather import read_de_weather, read_dwd_daily
 
 __all__ = [
     "DATASETS",
@@ -32,6 +33,8 @@ __all__ = [
     "load",
     "missing_runs",
     "read_bvh",
+    "read_de_weather",
+    "read_dwd_daily",
     "read_entsoe",
     "read_expmap",
     "read_opsd",

@@ -12,6 +12,7 @@ from forecast.datasets.entsoe import read_entsoe
 from forecast.datasets.mocap import constant_columns, read_expmap
 from forecast.datasets.opsd import read_opsd
 from forecast.datasets.smard import read_smard
+from forecast.datasets.weather import read_de_weather, read_dwd_daily
 from forecast.frames.io import parse_timestamps
 from forecast.frames.tables import read_csv_table
 
@@ -134,3 +135,13 @@ def load_elecdemand(folder: None) -> pd.DataFrame:
 
 def load_opsd(folder: Path, **options: Any) -> pd.DataFrame:
     return read_opsd(_data_files(folder, "time_series_60min_singleindex.csv")[0], **options)
+
+
+def load_de_weather(folder: Path, stations: bool = False, **options: Any) -> pd.DataFrame:
+    """Read the hourly 23-city weather mean, or (``stations=True``) the DWD daily stations."""
+    if stations:
+        return read_dwd_daily(_data_files(folder, "dwd_de_daily_*.csv")[0])
+    files = _data_files(folder, "openmeteo_de_23city_mean_hourly*.csv")
+    if not files:
+        raise FileNotFoundError(f"{folder}: no openmeteo_de_23city_mean_hourly*.csv(.gz)")
+    return read_de_weather(files[0], **options)

@@ -17,6 +17,8 @@ ENTSOE_CH_COMMIT = "62a6b26b1ee2588a3dba0e4242512e54dc24f04d"  # AAV77/Sustainab
 CMU_EXPMAP_COMMIT = "f27ccb4ed5b0568cde2b7cf096dd2683c901b4d8"  # chaneyddtt/Convolutional-...
 CMU_BVH_COMMIT = "c9072174fe89e0bf9776a092179b464ea39975e5"  # yuki-koyama/bvh11
 ETT_COMMIT = "1d16c8f4f943005d613b5bc962e9eeb06058cf07"  # zhouhaoyi/ETDataset
+DE_WEATHER_COMMIT = "f0cf404b21c8301d957bc590619e5bf149c2c213"  # YukaNakamoto/LSDI-Project-
+DE_WEATHER_SHA256 = "74a4f173dc263de2c6d559906bbc24c42d4d303babcdfda627cdabdc410f89d6"
 
 ENTSOE_DE_SHA256 = {
     "entsoe_DE_total_load_15min_2015.csv": "db8b4eb7c0ddf2bfac9890e1b24a155421f7cfb7fe7abbeaadeaf7fa0b9af92e",
@@ -133,6 +135,12 @@ def ett_files() -> list[tuple[str, str, str]]:
     """``(url, relative path, sha256)`` of ETTh1."""
     base = f"{_RAW}/zhouhaoyi/ETDataset/{ETT_COMMIT}/ETT-small"
     return [(f"{base}/{rel}", rel, sha) for rel, sha in ETT_SHA256.items()]
+
+
+def de_weather_files() -> list[tuple[str, str, str]]:
+    """``(url, relative path, sha256)`` of the hourly 23-city German weather mean."""
+    url = f"{_RAW}/YukaNakamoto/LSDI-Project-/{DE_WEATHER_COMMIT}/hand_in/data/germany_weather_average.csv"
+    return [(url, "openmeteo_de_23city_mean_hourly_2018_2025.csv", DE_WEATHER_SHA256)]
 
 
 #: Open Power System Data, time series package 2020-10-06 (no checksum pinned here).

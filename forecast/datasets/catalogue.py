@@ -188,6 +188,18 @@ DATASETS: dict[str, DatasetInfo] = {
             L.load_elecdemand,
         ),
         DatasetInfo(
+            "de-weather",
+            "de_temperature",
+            "German weather, hourly 2018-2025-02: 2 m temperature, precipitation, 100 m wind, "
+            "direct radiation (mean of 23 cities, reanalysis: observed, not forecast)",
+            "Open-Meteo historical API (ERA5) via GitHub YukaNakamoto/LSDI-Project-@f0cf404; "
+            "DWD daily stations via s81863/WeatherDashboard@2bbe82c",
+            "CC BY 4.0: 'Weather data by Open-Meteo.com', 'Contains modified Copernicus Climate "
+            "Change Service information'; stations: 'Deutscher Wetterdienst'",
+            L.load_de_weather,
+            S.de_weather_files,
+        ),
+        DatasetInfo(
             "opsd-60min",
             "opsd_time_series",
             "Open Power System Data hourly time series (load per country, ENTSO-E)",
@@ -256,7 +268,11 @@ def load(name: str, data_dir: str | Path | None = None, **options: Any) -> Any:
         ``ett-h1`` (naive hourly index, 7 columns, target ``OT``), ``elecdemand``
         (half-hourly, columns ``demand`` in GW, ``temperature``, ``workday``; index in
         Australian Eastern *Standard* Time, ``Etc/GMT-10`` = UTC+10 all year, the market
-        time of AEMO, labels at the start of each half hour) and ``opsd-60min``.
+        time of AEMO, labels at the start of each half hour), ``de-weather``
+        (:func:`~forecast.datasets.read_de_weather`: hourly UTC, columns
+        ``temperature_2m``, ``precipitation``, ``wind_speed_100m``, ``direct_radiation``;
+        options ``columns``, ``timezone``; ``stations=True`` gives the DWD daily station
+        temperatures instead) and ``opsd-60min``.
     data_dir : str or Path, optional
         Data folder (see the module notes for the default).
     **options

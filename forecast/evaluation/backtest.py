@@ -8,8 +8,9 @@ fits a fresh :func:`sklearn.base.clone` of the estimator on the training window 
 first origin and forecasts all of its origins in batched ``predict_origins`` calls.
 
 This module holds the result, the public ``backtest`` and the data plumbing; the schedule
-(which origins, scored steps and training windows) is in :mod:`forecast.evaluation.schedule`
-and the score tables in :mod:`forecast.evaluation.scores`.
+(which origins, scored steps and training windows) is in :mod:`forecast.evaluation.schedule`,
+the tidy forecast table in :mod:`forecast.evaluation.tidy` and the score tables in
+:mod:`forecast.evaluation.scores`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import pandas as pd
 from sklearn.base import clone
 
 from forecast.evaluation.schedule import (
-    Plan,
     check_window,
     day_ahead_plan,
     make_plan,
@@ -32,8 +32,8 @@ from forecast.evaluation.schedule import (
     train_bounds,
 )
 from forecast.evaluation.scores import resolve_metrics, score_tables
+from forecast.evaluation.tidy import tidy_forecasts
 from forecast.frames import validation as V
-from forecast.frames.quantiles import quantile_column
 from forecast.frames.slices import slice_series, union_index
 from forecast.models.fit_cache import credited
 from forecast.models.fit_cache import fit as fit_once
@@ -119,6 +119,7 @@ def backtest(
     engine: str = "sequential",
     address: str | None = None,
     num_cpus: int | None = None,
+    future: pd.DataFrame | None = None,
 ) -> BacktestResult:
     """Backtest an estimator from rolling origins.
 
@@ -184,6 +185,10 @@ def backtest(
         Ray cluster address (default ``RAY_ADDRESS``, else a local Ray); ``"ray"`` only.
     num_cpus : int, optional
         CPUs of a local Ray; ``"ray"`` only.
+    future : DataFrame, optional
+        Vintages of the future covariates (:mod:`forecast.frames.vintages`): each forecast's
+        steps read the latest values issued at or before its origin; ``data`` still holds
+        what the folds train on and the history rows (``training_covariates_``).
 
     Returns
     -------
@@ -215,7 +220,7 @@ def backtest(
     chunks = refit_chunks(len(plan.origin_pos), refit_every)
     label = name or type(estimator).__name__
     jobs = [(k, chunk, len(chunks)) for k, chunk in enumerate(chunks, start=1)]
-    shared = (estimator, frames, kind, index, plan, window, train_size, label, callbacks)
+    shared = (estimator, frames, kind, index, plan, window, train_size, label, callbacks, future)
     if engine == "sequential":
         folds = [run_fold(shared, job) for job in jobs]
     else:
@@ -225,7 +230,7 @@ def backtest(
     fitted = folds[-1][2]
     targets = list(fitted.columns_)
     levels = _quantile_levels(fitted)
-    forecasts = _tidy(
+    forecasts = tidy_forecasts(
         pd.concat(parts, ignore_index=True), plan, index, frames, kind, targets, levels
     )
     by_target, by_step, by_hour = score_tables(
@@ -264,6 +269,7 @@ def backtest(
             "n_origins": len(plan.origin_pos),
             "n_fits": len(chunks),
             "targets": targets,
+            "future": None if future is None else future.attrs.get("vintages", "vintages"),
         },
     )
     result.total_seconds = time.perf_counter() - t_total
@@ -283,7 +289,7 @@ def run_fold(
     callbacks), ``job`` the fold's number, its origins (indexes into the plan) and the count
     of folds. A pure function of its arguments, so folds may run anywhere (see ``engine``).
     """
-    estimator, frames, kind, index, plan, window, train_size, label, callbacks = shared
+    estimator, frames, kind, index, plan, window, train_size, label, callbacks, future = shared
     k, chunk, n_folds = job
     first = int(plan.origin_pos[chunk[0]])
     lo, hi = train_bounds(index, first, window, train_size)
@@ -296,7 +302,9 @@ def run_fold(
     history = slice_series(frames, kind, lo, last_needed)
     t0 = time.perf_counter()
     parts = []
-    extra = {"quantiles": True} if _quantile_levels(fitted) else {}
+    extra: dict[str, Any] = {"quantiles": True} if _quantile_levels(fitted) else {}
+    if future is not None:
+        extra["future"] = future
     for steps in np.unique(plan.last_pos[chunk] - plan.origin_pos[chunk]):
         group = chunk[(plan.last_pos[chunk] - plan.origin_pos[chunk]) == steps]
         parts.append(
@@ -345,51 +353,3 @@ def _n_rows(train: Any, kind: str) -> int:
     if kind == "dict":
         return len(next(iter(train.values())))
     return len(train)
-
-
-def _tidy(
-    pred: pd.DataFrame,
-    plan: Plan,
-    index: pd.DatetimeIndex,
-    frames: dict[Any, pd.DataFrame],
-    kind: str,
-    targets: list[str],
-    levels: tuple[float, ...] = (),
-) -> pd.DataFrame:
-    """Keep the scored steps of each origin, add actuals, and melt to one row per value."""
-    origin_pos = pd.Series(plan.origin_pos, index=index[plan.origin_pos])
-    o_pos = origin_pos.reindex(pred["origin"]).to_numpy()
-    t_pos = index.get_indexer(pd.DatetimeIndex(pred["time"]))
-    first = dict(zip(plan.origin_pos, plan.first_pos, strict=True))
-    first_pos = np.array([first[p] for p in o_pos])
-    keep = (t_pos >= first_pos) & (t_pos >= 0)
-    pred = pred.loc[keep].reset_index(drop=True)
-    step = (t_pos - o_pos)[keep]
-    ids = pred[V.ID_COLUMN].to_numpy() if kind != "frame" else np.full(len(pred), None)
-    truth = np.full((len(pred), len(targets)), np.nan)
-    for key, frame in frames.items():
-        rows = np.flatnonzero(ids == key) if kind != "frame" else np.arange(len(pred))
-        times = pd.DatetimeIndex(pred["time"].to_numpy()[rows])
-        truth[rows] = frame[targets].reindex(times).to_numpy(dtype=float)
-    head = pred[["origin"] + ([V.ID_COLUMN] if kind != "frame" else []) + ["time"]]
-    head = head.assign(step=step)
-    blocks = []
-    for c, column in enumerate(targets):
-        bands = {
-            quantile_column("y_pred", q): pred[quantile_column(column, q)].to_numpy(dtype=float)
-            for q in levels
-        }
-        blocks.append(
-            head.assign(
-                target=column,
-                y_pred=pred[column].to_numpy(dtype=float),
-                y_true=truth[:, c],
-                **bands,
-            )
-        )
-    out = pd.concat(blocks, ignore_index=True)
-    order = ["origin"] + ([V.ID_COLUMN] if kind != "frame" else []) + ["time"]
-    out["target"] = pd.Categorical(out["target"], categories=targets)
-    out = out.sort_values(order + ["target"], kind="stable", ignore_index=True)
-    out["target"] = out["target"].astype(str)
-    return out

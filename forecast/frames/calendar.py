@@ -74,8 +74,10 @@ def calendar_features(
         taken to be local time already (``timezone`` is then ignored).
     country : str, optional
         Holiday calendar, ``"DE"`` or with a subdivision ``"DE-BY"``; adds the
-        :data:`HOLIDAY_COLUMNS` (see :func:`holiday_flags`, :func:`holiday_shares` and
-        :func:`christmas_period`).
+        :data:`~forecast.frames.calendar.HOLIDAY_COLUMNS` (see
+        :func:`~forecast.frames.special_days.holiday_flags`,
+        :func:`~forecast.frames.special_days.holiday_shares` and
+        :func:`~forecast.frames.special_days.christmas_period`).
 
     Returns
     -------

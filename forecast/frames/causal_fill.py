@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from forecast.frames.series import SeriesArrays
 
 
 class CausalFill:
@@ -13,13 +18,15 @@ class CausalFill:
     replaced by the last observed value (forward fill), so no forecast sees its future.
     """
 
-    def __init__(self, raw) -> None:
+    def __init__(self, raw: SeriesArrays) -> None:
         self.y = _forward_fill(raw.y)
         self.past: tuple[np.ndarray, np.ndarray] | None = None
         if raw.past is not None:
             self.past = _forward_fill(raw.past)
 
-    def history(self, whole, pos: int, origin) -> tuple:
+    def history(
+        self, whole: SeriesArrays, pos: int, origin: object
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Targets and past covariates of ``whole`` up to ``pos``, open runs forward-filled."""
         y = _patch_open_run(whole.y, *self.y, pos, origin)
         past = None
@@ -36,7 +43,9 @@ def _forward_fill(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(values, np.maximum(last, 0), axis=0), last
 
 
-def _patch_open_run(filled, ffilled, last, pos, origin):
+def _patch_open_run(
+    filled: np.ndarray, ffilled: np.ndarray, last: np.ndarray, pos: int, origin: object
+) -> np.ndarray:
     out = filled[:pos]
     last = last[pos - 1]  # (C,) last observed step per column
     open_run = last < pos - 1

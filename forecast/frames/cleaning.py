@@ -31,7 +31,7 @@ def check_local_clock(index: pd.Index, zone: str | None, key: object, what: str)
         check_wall_clock(index, str(zone), f"{V._where(key)}{what}")
 
 
-def target_columns(frame: pd.DataFrame, covariates: list) -> list:
+def target_columns(frame: pd.DataFrame, covariates: list[str]) -> list[str]:
     """Return the columns of ``frame`` that are not ``covariates``: the targets of a fit.
 
     Raises
@@ -50,8 +50,8 @@ def target_columns(frame: pd.DataFrame, covariates: list) -> list:
 def conform(
     frame: pd.DataFrame,
     key: object,
-    targets: list,
-    covariates: list,
+    targets: list[str],
+    covariates: list[str],
     freq: pd.offsets.BaseOffset | None,
     what: str,
     fill_gaps: bool,
@@ -96,7 +96,7 @@ def conform(
 
 
 def apply_nan_policy(
-    frame: pd.DataFrame, key: object, targets: list, covariates: list, policy: str
+    frame: pd.DataFrame, key: object, targets: list[str], covariates: list[str], policy: str
 ) -> pd.DataFrame:
     """Raise on NaN/inf in targets and covariates, or interpolate them in time (``policy``).
 

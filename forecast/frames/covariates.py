@@ -25,7 +25,7 @@ def known_future(
     future: pd.DataFrame | None,
     index: pd.DatetimeIndex,
     key: object,
-    columns: list,
+    columns: list[str],
     zone: str | None,
 ) -> pd.DataFrame:
     """Return the ``columns`` of ``future`` at the forecast timestamps ``index``, checked.

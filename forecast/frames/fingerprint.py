@@ -11,16 +11,20 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
-def _is_number(dtype) -> bool:
+
+def _is_number(dtype: np.dtype[Any] | pd.api.extensions.ExtensionDtype) -> bool:
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
-def _hash_frame(frame: pd.DataFrame, sha) -> None:
+def _hash_frame(frame: pd.DataFrame, sha: _Hash) -> None:
     index = frame.index
     header = {
         "columns": [str(c) for c in frame.columns],
@@ -44,7 +48,7 @@ def _hash_frame(frame: pd.DataFrame, sha) -> None:
             sha.update(pd.util.hash_pandas_object(values, index=False).to_numpy().tobytes())
 
 
-def fingerprint(data: pd.DataFrame | Mapping) -> str:
+def fingerprint(data: pd.DataFrame | Mapping[Any, pd.DataFrame]) -> str:
     """Return the SHA-256 content hash of a frame or a dict of frames.
 
     Parameters

@@ -57,7 +57,7 @@ class MixedOffsetsError(ValueError):
 
 
 def read_frame(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     time_column: str | None = None,
     *,
     timezone: str | None = None,
@@ -203,7 +203,7 @@ def _unparsable(values: pd.Series) -> str:
 
 
 def write_frame(
-    frame: pd.DataFrame, path: str | os.PathLike, index_label: str = "timestamp"
+    frame: pd.DataFrame, path: str | os.PathLike[str], index_label: str = "timestamp"
 ) -> Path:
     """Write ``frame`` to CSV or Parquet atomically (see :func:`write_table`).
 
@@ -228,7 +228,7 @@ def write_frame(
     return write_table(table.reset_index(drop=True), path)
 
 
-def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
+def write_table(table: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write ``table`` (its index dropped) to CSV or Parquet, atomically and deterministically.
 
     The file is written to a temporary file in the target folder

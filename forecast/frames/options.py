@@ -44,7 +44,7 @@ class FrameOptions:
         """Return the options ``estimator`` declares (the defaults for the ones it does not)."""
         return cls(**{f.name: getattr(estimator, f.name, f.default) for f in fields(cls)})
 
-    def covariates(self) -> tuple[list, list]:
+    def covariates(self) -> tuple[list[str], list[str]]:
         """Return the declared ``(future, past)`` covariate columns.
 
         Raises

@@ -9,6 +9,8 @@ future-known inputs of its horizon.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from forecast.frames import validation as V
@@ -29,7 +31,9 @@ def origin_index(origins: object, zone: str | None) -> pd.DatetimeIndex:
     return V.align_tz(index, zone, None, "origins")
 
 
-def origins_per_series(origins: object, keys: list, zone: str | None) -> dict:
+def origins_per_series(
+    origins: object, keys: list[Any], zone: str | None
+) -> dict[object, pd.DatetimeIndex]:
     """Map each series key of ``keys`` to its origins (a list applies to every series).
 
     A dict gives each series its own origins; series it leaves out are not forecast, and a
@@ -45,7 +49,7 @@ def origins_per_series(origins: object, keys: list, zone: str | None) -> dict:
         )
     if not origins:
         raise ValueError("origins is empty: give at least one series and timestamp")
-    out = {}
+    out: dict[object, pd.DatetimeIndex] = {}
     for key, times in origins.items():
         try:
             out[key] = origin_index(times, zone)

@@ -8,6 +8,8 @@ frame per series indexed by the forecast timestamps (``predict``) or as the long
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -16,13 +18,15 @@ from forecast.frames.cleaning import check_local_clock
 from forecast.frames.quantiles import point_level, quantile_column
 
 
-def output_columns(columns: list, levels: tuple) -> list:
+def output_columns(columns: list[str], levels: tuple[float, ...]) -> list[str]:
     """Target columns, then ``<column>_q<level>`` for each target and level."""
     columns = list(columns)
     return columns + [quantile_column(c, q) for c in columns for q in levels]
 
 
-def points_and_levels(full: np.ndarray, fitted: tuple, levels: tuple) -> np.ndarray:
+def points_and_levels(
+    full: np.ndarray, fitted: tuple[float, ...], levels: tuple[float, ...]
+) -> np.ndarray:
     """Flatten quantile forecasts to ``(n, horizon, C * (1 + len(levels)))``.
 
     Parameters
@@ -41,20 +45,20 @@ def points_and_levels(full: np.ndarray, fitted: tuple, levels: tuple) -> np.ndar
 
 
 def forecast_frames(
-    frames: dict,
+    frames: dict[Any, pd.DataFrame],
     pred: np.ndarray,
     horizon: int,
     freq: pd.offsets.BaseOffset,
-    columns: list,
+    columns: list[str],
     index_name: object = None,
     local_zone: str | None = None,
-) -> dict:
+) -> dict[object, pd.DataFrame]:
     """One frame per series: ``pred[i]`` indexed by the ``horizon`` steps after series ``i``.
 
     ``local_zone``: the zone a naive index is the local clock of; a forecast step that clock
     skips or repeats raises (:func:`forecast.frames.cleaning.check_local_clock`).
     """
-    out = {}
+    out: dict[object, pd.DataFrame] = {}
     for i, (key, frame) in enumerate(frames.items()):
         index = V.future_index(frame.index[-1], freq, horizon, index_name)
         check_local_clock(index, local_zone, key, "forecast")
@@ -63,7 +67,12 @@ def forecast_frames(
 
 
 def origin_frame(
-    meta: list, pred: np.ndarray, horizon: int, kind: str, columns: list, freq: pd.DateOffset
+    meta: list[tuple[object, pd.Timestamp]],
+    pred: np.ndarray,
+    horizon: int,
+    kind: str,
+    columns: list[str],
+    freq: pd.DateOffset,
 ) -> pd.DataFrame:
     """Lay out forecasts ``pred`` issued at the ``(key, origin)`` pairs ``meta`` as a long frame.
 

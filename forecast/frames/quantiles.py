@@ -24,7 +24,7 @@ def quantile_column(column: str, level: float) -> str:
     return f"{column}_{level_name(level)}"
 
 
-def check_levels(value, name: str = "quantiles") -> tuple[float, ...]:
+def check_levels(value: object, name: str = "quantiles") -> tuple[float, ...]:
     """Validate a sorted sequence of distinct levels in (0, 1); return it as a float tuple.
 
     Raises
@@ -53,7 +53,7 @@ def check_levels(value, name: str = "quantiles") -> tuple[float, ...]:
     return levels
 
 
-def check_coverage(value, name: str = "coverage") -> tuple[float, ...]:
+def check_coverage(value: object, name: str = "coverage") -> tuple[float, ...]:
     """Validate one nominal coverage in (0, 1) or a sorted tuple of them."""
     values = (value,) if isinstance(value, numbers.Real) and not isinstance(value, bool) else value
     try:
@@ -97,7 +97,7 @@ def point_level(levels: Sequence[float]) -> int:
     return min(range(len(levels)), key=lambda i: (abs(levels[i] - 0.5), levels[i]))
 
 
-def select_levels(requested, available: tuple[float, ...], who: str) -> tuple[float, ...]:
+def select_levels(requested: object, available: tuple[float, ...], who: str) -> tuple[float, ...]:
     """Resolve the ``quantiles`` argument of ``predict`` against the fitted levels.
 
     ``None`` or ``False``: none; ``True``: all of ``available``; a sequence: those levels,
@@ -123,7 +123,7 @@ def select_levels(requested, available: tuple[float, ...], who: str) -> tuple[fl
     return levels
 
 
-def parse_levels(value) -> bool | tuple[float, ...] | None:
+def parse_levels(value: str | bool | Iterable[float] | None) -> bool | tuple[float, ...] | None:
     """Read a ``quantiles`` request given as text (CLI, MLflow params) or as levels.
 
     ``None``, ``""`` or ``"none"``: no quantiles; ``"all"`` or True: every fitted level;

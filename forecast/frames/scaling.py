@@ -9,6 +9,7 @@ quantile forecasts, channels before the levels), covariate columns by name.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,11 +32,15 @@ class Scaling:
 
     target: StandardScaler | None
     covariate: StandardScaler | None
-    covariates: list
+    covariates: list[str]
 
     @classmethod
     def fit(
-        cls, frames: dict, targets: list, covariates: list, scale_targets: bool = True
+        cls,
+        frames: dict[Any, pd.DataFrame],
+        targets: list[str],
+        covariates: list[str],
+        scale_targets: bool = True,
     ) -> Scaling:
         """Fit the scalers on the rows of every series of ``frames`` stacked."""
         stacked = pd.concat(list(frames.values()))
@@ -59,7 +64,7 @@ class Scaling:
             return pred
         return pred * self.target.scale_[:, None] + self.target.mean_[:, None]
 
-    def scale_covariates(self, frame: pd.DataFrame, columns: list) -> np.ndarray:
+    def scale_covariates(self, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
         """Scaled values ``(T, len(columns))`` of the covariate ``columns`` of ``frame``."""
         values = frame[columns].to_numpy(dtype=float)
         if not columns:

@@ -1,4 +1,4 @@
-"""One series as clean arrays (:class:`SeriesArrays`), and the frame-to-arrays conversion.
+"""One series as clean arrays (:class:`~forecast.frames.series.SeriesArrays`), made from frames.
 
 :class:`SeriesEncoder` turns a clean frame of one series (see :mod:`forecast.frames.cleaning`)
 into the arrays an estimator's ``_fit``/``_predict`` read: scaled targets, scaled past
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,17 +71,21 @@ class SeriesEncoder:
         A DatetimeIndex to calendar features ``(len(index), F)``, or None for none.
     """
 
-    targets: list
-    past: list
-    future: list
+    targets: list[str]
+    past: list[str]
+    future: list[str]
     freq: pd.offsets.BaseOffset
     zone: str | None
     scale: Callable[[np.ndarray], np.ndarray]
-    scale_covariates: Callable[[pd.DataFrame, list], np.ndarray]
+    scale_covariates: Callable[[pd.DataFrame, list[str]], np.ndarray]
     calendar: Callable[[pd.DatetimeIndex], np.ndarray | None]
 
     def encode(
-        self, key: object, frame: pd.DataFrame, horizon: int = 0, future=None
+        self,
+        key: object,
+        frame: pd.DataFrame,
+        horizon: int = 0,
+        future: pd.DataFrame | None = None,
     ) -> SeriesArrays:
         """Arrays of series ``key``, with the future-known block for ``horizon`` more steps.
 
@@ -110,7 +115,10 @@ class SeriesEncoder:
         return SeriesArrays(key=key, y=y, index=index, past=past, future=fut)
 
     def encode_all(
-        self, frames: dict, horizon: int = 0, future: dict | None = None
+        self,
+        frames: dict[Any, pd.DataFrame],
+        horizon: int = 0,
+        future: dict[Any, pd.DataFrame] | None = None,
     ) -> list[SeriesArrays]:
         """Arrays of every series of ``frames`` (``future``: series id to frame, or None)."""
         return [

@@ -6,13 +6,15 @@ on parts of the caller's series.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from forecast.frames import validation as V
 
 
-def union_index(frames: dict) -> pd.DatetimeIndex:
+def union_index(frames: dict[Any, pd.DataFrame]) -> pd.DatetimeIndex:
     """Union of the series' timestamps (each index checked)."""
     index = None
     for key, frame in frames.items():
@@ -22,7 +24,9 @@ def union_index(frames: dict) -> pd.DatetimeIndex:
     return index
 
 
-def slice_series(frames: dict, kind: str, lo, hi):
+def slice_series(
+    frames: dict[Any, pd.DataFrame], kind: str, lo: pd.Timestamp, hi: pd.Timestamp
+) -> pd.DataFrame | dict[object, pd.DataFrame]:
     """Rows ``lo <= time <= hi`` of every series, in the container the data came in."""
     parts = {key: frame.loc[lo:hi] for key, frame in frames.items()}
     if kind == "frame":
@@ -30,7 +34,7 @@ def slice_series(frames: dict, kind: str, lo, hi):
     return parts if kind == "dict" else V.join_series(parts, "long")
 
 
-def series_index(pred: pd.DataFrame, kind: str, keys: list) -> np.ndarray:
+def series_index(pred: pd.DataFrame, kind: str, keys: list[Any]) -> np.ndarray:
     """Position in ``keys`` of the series of every row of a ``predict_origins`` frame."""
     if kind == "frame" or V.ID_COLUMN not in pred:
         return np.zeros(len(pred), dtype=np.int64)
@@ -41,7 +45,9 @@ def series_index(pred: pd.DataFrame, kind: str, keys: list) -> np.ndarray:
     return pred[V.ID_COLUMN].map(lookup).to_numpy(dtype=np.int64)
 
 
-def actuals(pred: pd.DataFrame, frames: dict, kind: str, columns: list) -> np.ndarray:
+def actuals(
+    pred: pd.DataFrame, frames: dict[Any, pd.DataFrame], kind: str, columns: list[str]
+) -> np.ndarray:
     """Actual values ``(rows, columns)`` at the forecast timestamps (NaN where missing)."""
     truth = np.full((len(pred), len(columns)), np.nan)
     times = pd.DatetimeIndex(pred[V.TIME_COLUMN])

@@ -36,6 +36,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 import holidays
 import numpy as np
@@ -216,7 +217,7 @@ def christmas_period(days: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the one definition
-def _check_share(min_share) -> float:
+def _check_share(min_share: object) -> float:
     if isinstance(min_share, bool) or not isinstance(min_share, int | float | np.floating):
         raise TypeError(f"min_share must be a number in [0, 1], got {min_share!r}")
     if not 0.0 <= float(min_share) <= 1.0:
@@ -308,7 +309,7 @@ def special_days(
 
 
 # ------------------------------------------------------------- the evaluation setting
-def check_special_days(spec) -> None:
+def check_special_days(spec: object) -> None:
     """Raise a ValueError/TypeError naming the problem if ``spec`` is not a valid setting.
 
     A setting is ``"holidays-<CC>"`` (e.g. ``"holidays-DE"``: :func:`special_days` of country
@@ -338,7 +339,9 @@ def _country(spec: str) -> str:
     return code
 
 
-def special_dates(spec, years: Iterable[int], *, min_share: float = 0.0) -> set[dt.date]:
+def special_dates(
+    spec: str | Iterable[Any], years: Iterable[int], *, min_share: float = 0.0
+) -> set[dt.date]:
     """Return the special days of a setting in the given years.
 
     Parameters
@@ -362,7 +365,13 @@ def special_dates(spec, years: Iterable[int], *, min_share: float = 0.0) -> set[
     return set(special_days(years, _country(spec), min_share=min_share))
 
 
-def special_mask(times, spec, timezone: str, *, min_share: float = 0.0) -> np.ndarray:
+def special_mask(
+    times: pd.Series | pd.Index | np.ndarray | list[Any],
+    spec: str | Iterable[Any],
+    timezone: str,
+    *,
+    min_share: float = 0.0,
+) -> np.ndarray:
     """Whether each timestamp falls on a special day (its local date in ``timezone``).
 
     Parameters

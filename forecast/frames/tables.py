@@ -17,7 +17,7 @@ import io
 import lzma
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -180,7 +180,7 @@ def _not_utf8(path: Path) -> str:
     return f"not UTF-8 text; {_UTF8_HINT}"
 
 
-def _rows(path: Path):
+def _rows(path: Path) -> Iterator[tuple[int, list[str] | None]]:
     """Yield ``(first line, fields)`` of every CSV record, as pandas splits them.
 
     Lines count from 1; a blank line gives ``[]``. A record the ``csv`` module cannot split

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pandas as pd
 
@@ -33,7 +35,7 @@ def to_local(index: pd.DatetimeIndex, timezone: str) -> pd.DatetimeIndex:
     return index.tz_convert(timezone) if index.tz is not None else index
 
 
-def local_day_starts(days: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:
+def local_day_starts(days: pd.DatetimeIndex, tz: dt.tzinfo | str | None) -> pd.DatetimeIndex:
     """Return the first existing local time of each calendar day in ``days``.
 
     That is midnight, except where a daylight-saving change falls on midnight: when the

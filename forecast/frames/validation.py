@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -146,7 +146,7 @@ def _long_frame(data: pd.DataFrame, what: str) -> pd.DataFrame:
     return data if times is None else data.set_index(TIME_COLUMN)
 
 
-def check_same_tz(frames: Mapping, what: str = "data") -> None:
+def check_same_tz(frames: Mapping[Any, pd.DataFrame], what: str = "data") -> None:
     """Raise if the DatetimeIndexes of ``frames`` are not all naive or all in one time zone."""
     seen = None
     for key, frame in frames.items():
@@ -220,7 +220,7 @@ def join_series(
     return pd.concat(parts, ignore_index=True)
 
 
-def check_numeric(frame: pd.DataFrame, columns: list, series_id: object = None) -> None:
+def check_numeric(frame: pd.DataFrame, columns: list[str], series_id: object = None) -> None:
     """Raise a TypeError naming the first column that is not real numbers.
 
     Accepted: integer and float dtypes (nullable ones included). Refused: bool, object,
@@ -244,7 +244,7 @@ def check_numeric(frame: pd.DataFrame, columns: list, series_id: object = None) 
 
 def check_finite(
     frame: pd.DataFrame,
-    columns: list,
+    columns: list[str],
     policy: str,
     series_id: object = None,
     role: str = "target",
@@ -285,7 +285,7 @@ MAX_MAGNITUDE = 1e150
 
 
 def check_magnitude(
-    frame: pd.DataFrame, columns: list, series_id: object = None, role: str = "target"
+    frame: pd.DataFrame, columns: list[str], series_id: object = None, role: str = "target"
 ) -> None:
     """Raise a ValueError naming the first column with a value beyond ``MAX_MAGNITUDE``."""
     values = np.abs(frame[columns].to_numpy(dtype=float))
@@ -302,7 +302,7 @@ def check_magnitude(
 
 
 def check_columns(
-    frame: pd.DataFrame, expected: list, series_id: object = None, what: str = "data"
+    frame: pd.DataFrame, expected: list[str], series_id: object = None, what: str = "data"
 ) -> None:
     """Raise if any of ``expected`` is not a column of ``frame``."""
     missing = [c for c in expected if c not in frame.columns]
@@ -313,7 +313,11 @@ def check_columns(
 
 
 def check_no_extra_columns(
-    frame: pd.DataFrame, targets: list, covariates: list, series_id: object = None, what="data"
+    frame: pd.DataFrame,
+    targets: list[str],
+    covariates: list[str],
+    series_id: object = None,
+    what: str = "data",
 ) -> None:
     """Raise if ``frame`` has columns that are neither ``targets`` nor ``covariates``."""
     known = set(targets) | set(covariates)

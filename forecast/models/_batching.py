@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -32,6 +33,8 @@ from forecast.training.windows import (
 # Windows per forward pass at prediction time: the activations of a pass grow with it
 # (Hopfield, hidden 64, context 168: ~45 MB per tensor for 1,024 windows).
 PREDICT_CHUNK = 256
+
+_T = TypeVar("_T")
 
 
 def series_triple(s: SeriesArrays) -> SeriesTriple:
@@ -93,7 +96,7 @@ def training_data(
     return WindowDataset(triples, context, horizon, [(0, end) for end in ends], origins), val
 
 
-def _pick(items: Sequence | None, positions: Sequence[int]) -> list | None:
+def _pick(items: Sequence[_T] | None, positions: Sequence[int]) -> list[_T] | None:
     return None if items is None else [items[i] for i in positions]
 
 

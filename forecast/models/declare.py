@@ -68,7 +68,7 @@ class Param:
 def _make_init(table: tuple[Param, ...], owner: str) -> Callable[..., None]:
     defaults = {p.name: p.default for p in table}
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self: Any, **params: Any) -> None:
         unknown = [name for name in params if name not in defaults]
         if unknown:
             raise TypeError(

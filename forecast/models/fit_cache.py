@@ -22,12 +22,14 @@ from typing import Any
 
 from forecast.frames.fingerprint import fingerprint
 
-_CACHE: ContextVar[dict | None] = ContextVar("forecast_fit_cache", default=None)
-_CREDIT: ContextVar[list | None] = ContextVar("forecast_fit_credit", default=None)
+# a fit's key (class, parameters, data fingerprint) -> (the fitted estimator, its seconds)
+_Cache = dict[tuple[str, str, str], tuple[Any, float]]
+_CACHE: ContextVar[_Cache | None] = ContextVar("forecast_fit_cache", default=None)
+_CREDIT: ContextVar[list[float] | None] = ContextVar("forecast_fit_credit", default=None)
 
 
 @contextmanager
-def fit_cache() -> Iterator[dict]:
+def fit_cache() -> Iterator[_Cache]:
     """Keep the fits made inside the block for reuse by identical fits (nested: one cache)."""
     cache = _CACHE.get()
     if cache is not None:
@@ -42,7 +44,7 @@ def fit_cache() -> Iterator[dict]:
 
 
 @contextmanager
-def credited() -> Iterator[list]:
+def credited() -> Iterator[list[float]]:
     """Collect, in a one-item list, the original seconds of the fits reused inside the block."""
     credit = [0.0]
     token = _CREDIT.set(credit)
@@ -52,7 +54,7 @@ def credited() -> Iterator[list]:
         _CREDIT.reset(token)
 
 
-def _key(estimator: Any, data: Any) -> tuple | None:
+def _key(estimator: Any, data: Any) -> tuple[str, str, str] | None:
     params = estimator.get_params(deep=True)
     if any(name.endswith("random_state") and value is None for name, value in params.items()):
         return None
@@ -63,7 +65,7 @@ def _key(estimator: Any, data: Any) -> tuple | None:
         return None
 
 
-def fit(estimator: Any, data: Any, callbacks: list | None = None) -> Any:
+def fit(estimator: Any, data: Any, callbacks: list[Any] | None = None) -> Any:
     """Fit ``estimator`` on ``data``, or return the same fit made earlier in the open cache.
 
     Parameters

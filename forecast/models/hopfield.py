@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 from torch import nn
 
+from forecast.base import FrameLike
 from forecast.models._params import none_or_positive
 from forecast.models.declare import Param, declare_params
 from forecast.models.neural import NeuralForecaster
@@ -72,7 +76,9 @@ class HopfieldForecaster(NeuralForecaster):
             max_len=self._n_tokens(),
         )
 
-    def association_weights(self, history=None) -> np.ndarray | dict:
+    def association_weights(
+        self, history: FrameLike | None = None
+    ) -> npt.NDArray[np.float64] | dict[Any, npt.NDArray[np.float64]]:
         """Which context steps the forecast from ``history`` retrieved.
 
         Parameters

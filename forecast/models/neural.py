@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import torch
@@ -46,9 +47,8 @@ from forecast.training.device import resolve_device
 from forecast.training.loop import TrainConfig, seeded, train
 from forecast.training.splits import default_split, held_out, length_reason, min_length
 
-# Parameters that may change between an interrupted fit and its resumption.
-# micro_batch_size changes memory, not the mathematics (like device: only rounding), so a fit
-# stopped for lack of memory may resume with smaller slices.
+# Parameters that may change between an interrupted fit and its resumption. micro_batch_size
+# changes memory, not the maths (like device: rounding), so an out-of-memory fit resumes smaller.
 _RESUMABLE = (
     "max_epochs",
     "early_stopping_patience",
@@ -141,7 +141,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         context, h, frac, tail, whole = self._length_terms()
         return length_reason(context, h, self.strategy == "recursive", frac, tail, whole)
 
-    def _check_train_lengths(self, lengths: dict) -> None:
+    def _check_train_lengths(self, lengths: dict[Any, int]) -> None:
         held, untailed = self._default_split(list(lengths.values()))
         if held is None and not untailed:
             super()._check_train_lengths(lengths)
@@ -167,7 +167,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
             return None, []
         return default_split(lengths, self._min_train_length(), self.validation_fraction)
 
-    def _length_terms(self) -> tuple:
+    def _length_terms(self) -> tuple[int, int, float, int | None, bool]:
         tail = None
         if self.validation_size is not None:
             tail = steps(self.validation_size, "validation_size", self.freq_)
@@ -262,7 +262,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         return int(self.context_length) // int(self.patch_length)
 
     # -------------------------------------------------------------------- fit
-    def _fit(self, series: list[SeriesArrays], callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         self._check_params()
         first = series[0]
         self.device_ = resolve_device(self.device)
@@ -385,7 +385,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         return out
 
     # ------------------------------------------------------------ persistence
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
         for name, value in state.items():
             if isinstance(value, nn.Module) and any(
@@ -394,7 +394,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
                 state[name] = copy.deepcopy(value).cpu()
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         if "module_" in state:  # a fitted model pickled by 0.1.0 may lack resolved options
             fill_0_1_0(self)

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 class OnnxExportMixin:
     """Adds :meth:`to_onnx` to a neural forecaster."""
 
-    def to_onnx(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    def to_onnx(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Export the fitted network and what a forecast needs to the folder ``path``.
 
         The folder holds ``model.onnx`` and ``onnx_model.json`` (strict JSON: columns,

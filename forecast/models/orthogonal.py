@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from torch import nn
 
 from forecast.models._params import none_or_positive
 from forecast.models.declare import Param, declare_params
 from forecast.models.neural import NeuralForecaster
 from forecast.nn.orthogonal import OrthogonalRNN
+
+if TYPE_CHECKING:
+    from forecast.base import SeriesArrays
 
 
 @declare_params(
@@ -78,7 +83,7 @@ class OrthogonalRNNForecaster(NeuralForecaster):
             stiefel_rmsprop=self.stiefel_rmsprop,
         )
 
-    def _fit(self, series: list, callbacks: list) -> None:
+    def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         super()._fit(series, callbacks)
         encoder = self.module_.encoder
         assert isinstance(encoder, OrthogonalRNN)  # built by _build_encoder

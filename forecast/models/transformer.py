@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import torch
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
+from forecast.base import FrameLike
 from forecast.frames import validation as V
 from forecast.models._batching import context_windows
 from forecast.models.declare import Param, declare_params
@@ -16,7 +20,9 @@ from forecast.nn.heads import ForecastNet
 from forecast.nn.transformer import TransformerEncoder
 
 
-def encoder_inputs(estimator: NeuralForecaster, history=None) -> tuple[torch.Tensor, list, str]:
+def encoder_inputs(
+    estimator: NeuralForecaster, history: FrameLike | None = None
+) -> tuple[torch.Tensor, list[object], str]:
     """Return the context windows a fitted forecaster reads to forecast from ``history``.
 
     Parameters
@@ -62,7 +68,9 @@ def encoder_inputs(estimator: NeuralForecaster, history=None) -> tuple[torch.Ten
     return tokens, list(frames), kind
 
 
-def per_series(weights: torch.Tensor, keys: list, kind: str) -> np.ndarray | dict:
+def per_series(
+    weights: torch.Tensor, keys: list[object], kind: str
+) -> npt.NDArray[np.float64] | dict[Any, npt.NDArray[np.float64]]:
     """One array for a single frame, else a dict of arrays keyed by series id."""
     arrays = weights.detach().cpu().double().numpy()
     if kind == "frame":
@@ -133,7 +141,9 @@ class TransformerForecaster(NeuralForecaster):
             max_len=self._n_tokens(),
         )
 
-    def attention_weights(self, history=None) -> np.ndarray | dict:
+    def attention_weights(
+        self, history: FrameLike | None = None
+    ) -> npt.NDArray[np.float64] | dict[Any, npt.NDArray[np.float64]]:
         """Attention weights of the forecast from ``history`` (default: the training data).
 
         Parameters

@@ -5,7 +5,7 @@
   DistributedDataParallel over Ray Train workers.
 * ``compare(..., engine="ray")``: one Ray task per model of a comparison.
 * ``forecast batch --input DIR --engine ray``: many input partitions on Ray Data, the model
-  loaded once per actor (:mod:`forecast.batch.ray_data`).
+  loaded once per actor (``forecast.batch.ray_data``).
 * :func:`forecast.tune` and ``forecast tune spec.toml``: hyperparameter sweeps with Ray Tune
   (:mod:`forecast.tuning`, a layer above this one; ``forecast.parallel.tune`` is its
   deprecated old name).

@@ -227,12 +227,12 @@ def _read_tree(
 def load(
     path: str | os.PathLike[str], device: str | None = None, *, cls: type | None = None
 ) -> Any:
-    """Load an estimator saved with :func:`save`.
+    """Load an estimator saved with :func:`~forecast.persistence.save`.
 
     Parameters
     ----------
     path : str or path-like
-        Folder written by :func:`save`.
+        Folder written by :func:`~forecast.persistence.save`.
     device : str, optional
         Device for torch modules: ``"auto"`` (default: CUDA when present, else CPU),
         ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.

@@ -6,23 +6,23 @@ from the tree and the arrays (read with ``allow_pickle=False`` by :func:`arrays_
 JSON scalars (``None``, bool, int, finite float, str) and lists stand for themselves; every
 other value is an object with a ``"$type"`` tag from this closed set:
 
-============  =============================================================================
-tag           value
-============  =============================================================================
-``float``     a non-finite float (``"nan"``, ``"inf"``, ``"-inf"``)
-``tuple``     a tuple (``items``)
-``dict``      a dict with keys of any supported hashable type (``items``: key/value pairs)
-``ndarray``   a numpy array of bool, int, float, complex, datetime, timedelta or str
-``numpy``     a numpy scalar (kept as a 0-d array, so its dtype is exact)
-``offset``    a pandas frequency (``freqstr``, rebuilt with ``to_offset``)
-``timestamp`` a ``pd.Timestamp`` (int stamp, unit, time zone name)
-``timedelta`` a ``pd.Timedelta`` (int value, unit)
-``dtindex``   a ``DatetimeIndex`` (int stamps in its unit, unit, time zone, freq, name)
-``range``     a ``RangeIndex`` (start, stop, step, name)
-``index``     any other flat ``Index`` of labels (labels, dtype, name)
-``frame``     a ``DataFrame`` (index, columns, one array per column)
-``scaler``    a fitted scikit-learn ``StandardScaler`` (parameters and fitted arrays)
-============  =============================================================================
+=============  ============================================================================
+tag            value
+=============  ============================================================================
+``float``      a non-finite float (``"nan"``, ``"inf"``, ``"-inf"``)
+``tuple``      a tuple (``items``)
+``dict``       a dict with keys of any supported hashable type (``items``: key/value pairs)
+``ndarray``    a numpy array of bool, int, float, complex, datetime, timedelta or str
+``numpy``      a numpy scalar (kept as a 0-d array, so its dtype is exact)
+``offset``     a pandas frequency (``freqstr``, rebuilt with ``to_offset``)
+``timestamp``  a ``pd.Timestamp`` (int stamp, unit, time zone name)
+``timedelta``  a ``pd.Timedelta`` (int value, unit)
+``dtindex``    a ``DatetimeIndex`` (int stamps in its unit, unit, time zone, freq, name)
+``range``      a ``RangeIndex`` (start, stop, step, name)
+``index``      any other flat ``Index`` of labels (labels, dtype, name)
+``frame``      a ``DataFrame`` (index, columns, one array per column)
+``scaler``     a fitted scikit-learn ``StandardScaler`` (parameters and fitted arrays)
+=============  ============================================================================
 
 A value of any other type raises ``TypeError`` at encoding time, naming where it sits (for
 example ``params_[None][0]``). Decoding only ever calls the constructors above, so a file can

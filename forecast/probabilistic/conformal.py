@@ -298,9 +298,12 @@ class ConformalForecaster(BaseForecaster):
         horizon: int,
         levels: tuple[float, ...],
         max_horizon: int | None,
+        future: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
         """Forecasts of the estimator from every origin, then the interval columns."""
-        pred = self.estimator_.predict_origins(data, origins, horizon, max_horizon=max_horizon)
+        pred = self.estimator_.predict_origins(
+            data, origins, horizon, max_horizon=max_horizon, future=future
+        )
         if not levels:
             return pred
         self._check_horizon(horizon)

@@ -10,6 +10,7 @@ from typing import Any
 
 import mlflow
 import torch
+from mlflow import MlflowClient
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.utils.validation import MAX_PARAM_VAL_LENGTH, MAX_TAG_VAL_LENGTH
 
@@ -47,7 +48,13 @@ def estimator_tags(estimator: Any) -> dict[str, str]:
         "forecast_version": __version__,
         "mlflow_version": mlflow.__version__,
         "python_version": platform.python_version(),
-    }
+    } | _training_covariates(estimator)
+
+
+def _training_covariates(estimator: Any) -> dict[str, str]:
+    """Tag what a fitted model's future covariates were in training (vintages or observed)."""
+    source = getattr(estimator, "training_covariates_", None)
+    return {} if source is None else {"training_covariates": str(source)}
 
 
 def _text(value: Any, limit: int) -> str:
@@ -55,26 +62,30 @@ def _text(value: Any, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def log_params(client, run_id: str, params: Mapping[str, Any]) -> None:
+def log_params(client: MlflowClient, run_id: str, params: Mapping[str, Any]) -> None:
     """Log params in batches (values stringified and truncated to MLflow's limit)."""
     items = [Param(str(k), _text(v, MAX_PARAM_VAL_LENGTH)) for k, v in params.items()]
     for i in range(0, len(items), _BATCH):
         client.log_batch(run_id, params=items[i : i + _BATCH], synchronous=True)
 
 
-def log_tags(client, run_id: str, tags: Mapping[str, Any]) -> None:
+def log_tags(client: MlflowClient, run_id: str, tags: Mapping[str, Any]) -> None:
     """Set tags in batches (None values are skipped)."""
     items = [RunTag(str(k), _text(v, MAX_TAG_VAL_LENGTH)) for k, v in tags.items() if v is not None]
     for i in range(0, len(items), _BATCH):
         client.log_batch(run_id, tags=items[i : i + _BATCH], synchronous=True)
 
 
-def log_metrics(client, run_id: str, metrics: Mapping[str, Any], step: int = 0) -> None:
+def log_metrics(
+    client: MlflowClient, run_id: str, metrics: Mapping[str, Any], step: int = 0
+) -> None:
     """Log numeric metrics at ``step``; values that are not real numbers are skipped."""
     log_metric_steps(client, run_id, ((k, v, step) for k, v in metrics.items()))
 
 
-def log_metric_steps(client, run_id: str, rows: Iterable[tuple[str, Any, int]]) -> None:
+def log_metric_steps(
+    client: MlflowClient, run_id: str, rows: Iterable[tuple[str, Any, int]]
+) -> None:
     """Log ``(key, value, step)`` rows in few batches, skipping values that are not numbers."""
     stamp = int(time.time() * 1000)
     items = [Metric(str(k), float(v), stamp, int(s)) for k, v, s in rows if _is_real(v)]
@@ -92,7 +103,7 @@ def _is_real(value: Any) -> bool:
     return not math.isinf(number)
 
 
-def metric_key(*parts: Iterable[Any]) -> str:
+def metric_key(*parts: object) -> str:
     """Join parts into an MLflow metric name (only characters MLflow accepts)."""
     allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-. /:")
     text = "/".join(str(p) for p in parts if p is not None and str(p) != "")

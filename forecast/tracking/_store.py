@@ -28,7 +28,7 @@ _URI_ENV = ("MLFLOW_TRACKING_URI", "MLFLOW_REGISTRY_URI")
 _KIND = {"mlflow.experimentKind": "custom_model_development"}
 
 
-def resolve_tracking_uri(uri: str | os.PathLike | None = None) -> str:
+def resolve_tracking_uri(uri: str | os.PathLike[str] | None = None) -> str:
     """Return the tracking URI to use.
 
     Parameters
@@ -64,7 +64,7 @@ def client(uri: str | None = None, registry_uri: str | None = None) -> MlflowCli
     return MlflowClient(tracking_uri=resolve_tracking_uri(uri), registry_uri=registry_uri)
 
 
-def ensure_experiment(mlflow_client, name: str) -> str:
+def ensure_experiment(mlflow_client: MlflowClient, name: str) -> str:
     """Return the id of experiment ``name``, creating it if needed.
 
     For a SQLite store the experiment's artifacts go to ``mlruns/`` beside the database

@@ -59,7 +59,7 @@ def _refuse(model: str, field: str, why: str) -> ArtifactError:
     return ArtifactError(f"model {model}: MLmodel field '{field}' refused: {why}")
 
 
-def read_mlmodel(root: Path, model: str) -> dict:
+def read_mlmodel(root: Path, model: str) -> dict[str, Any]:
     """Return the parsed ``MLmodel`` of the artifact folder ``root`` (a plain file, capped)."""
     path = root / MLMODEL
     try:
@@ -80,7 +80,7 @@ def read_mlmodel(root: Path, model: str) -> dict:
     return parsed
 
 
-def check_mlmodel(root: str | os.PathLike, model: str | None = None) -> Path:
+def check_mlmodel(root: str | os.PathLike[str], model: str | None = None) -> Path:
     """Check the ``MLmodel`` of the artifact folder ``root``; return its model data folder.
 
     Parameters
@@ -160,7 +160,9 @@ def _local_path(model: str) -> Path | None:
     return Path(model)
 
 
-def download_model(model: str, dest: str | os.PathLike, tracking_uri: str | None = None) -> Path:
+def download_model(
+    model: str, dest: str | os.PathLike[str], tracking_uri: str | None = None
+) -> Path:
     """Copy the artifact of ``model`` into the empty folder ``dest``; return its root.
 
     Parameters
@@ -192,14 +194,15 @@ def download_model(model: str, dest: str | os.PathLike, tracking_uri: str | None
 
 
 def load_artifact(
-    model: str | os.PathLike, tracking_uri: str | None = None, device: str | None = None
+    model: str | os.PathLike[str], tracking_uri: str | None = None, device: str | None = None
 ) -> ForecastModel:
     """Download, check and load a logged forecast model without running any of its code.
 
     Parameters
     ----------
     model : str or path-like
-        MLflow model URI or local MLflow model folder (see :func:`download_model`).
+        MLflow model URI or local MLflow model folder (see
+        :func:`~forecast.tracking.artifacts.download_model`).
     tracking_uri : str, optional
         Store resolving ``models:/`` and ``runs:/`` URIs.
     device : str, optional
@@ -214,7 +217,8 @@ def load_artifact(
     Raises
     ------
     ArtifactError
-        The ``MLmodel`` file is not what our flavour writes (see :func:`check_mlmodel`).
+        The ``MLmodel`` file is not what our flavour writes (see
+        :func:`~forecast.tracking.artifacts.check_mlmodel`).
     ModelFormatError
         The model folder does not match its manifest.
     """

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from mlflow import MlflowClient
@@ -24,6 +25,9 @@ from forecast.tracking.fingerprint import dataset_input
 from forecast.tracking.pyfunc import log_model
 from forecast.training.callbacks import Callback
 
+if TYPE_CHECKING:
+    from mlflow.models.model import ModelInfo
+
 __all__ = ["MLflowCallback", "log_history", "track_fit"]
 
 DEFAULT_EXPERIMENT = "forecast"
@@ -35,8 +39,9 @@ class MLflowCallback(Callback):
     Parameters
     ----------
     data : DataFrame or dict of DataFrames, optional
-        The frame passed to ``fit``; its content hash (:func:`fingerprint`) and an MLflow
-        dataset input are logged. Without it the estimator's kept training tail
+        The frame passed to ``fit``; its content hash
+        (:func:`~forecast.frames.fingerprint.fingerprint`) and an MLflow dataset input are
+        logged. Without it the estimator's kept training tail
         (``train_tail_``) is fingerprinted instead, and the tag ``data_fingerprint_of``
         says so.
     experiment : str
@@ -74,7 +79,7 @@ class MLflowCallback(Callback):
 
     def __init__(
         self,
-        data: pd.DataFrame | Mapping | None = None,
+        data: pd.DataFrame | Mapping[Any, pd.DataFrame] | None = None,
         *,
         experiment: str = DEFAULT_EXPERIMENT,
         run_name: str | None = None,
@@ -97,7 +102,7 @@ class MLflowCallback(Callback):
         self.registered_model_name = registered_model_name
         self.parent_run_id = parent_run_id
         self.run_id: str | None = None
-        self.model_info = None
+        self.model_info: ModelInfo | None = None
         self._client: MlflowClient | None = None
         self._started = 0.0
         self._last: dict[str, float] = {}
@@ -137,7 +142,7 @@ class MLflowCallback(Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
         """Log every numeric entry of ``logs`` with the epoch as step."""
-        if self.run_id is None:
+        if self.run_id is None or self._client is None:  # set together in on_fit_start
             return
         numeric = {k: float(v) for k, v in logs.items() if _runs._is_real(v)}
         self._last.update(numeric)
@@ -167,7 +172,12 @@ class MLflowCallback(Callback):
     def __enter__(self) -> MLflowCallback:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         """Mark the run KILLED (Ctrl+C, SIGTERM) or FAILED when the block raised before the end."""
         if exc_type is None or self.run_id is None or self._client is None:
             return
@@ -196,7 +206,7 @@ def _final_metrics(estimator: Any) -> dict[str, float]:
     return out
 
 
-def log_history(client, run_id: str, estimator: Any) -> int:
+def log_history(client: MlflowClient, run_id: str, estimator: Any) -> int:
     """Log a fitted estimator's per-epoch history as metric curves; return the epochs logged.
 
     Every list in ``history_`` (``train_loss``, ``val_loss``, ...) becomes the metric of
@@ -231,7 +241,9 @@ def log_history(client, run_id: str, estimator: Any) -> int:
     return max(len(values or []) for values in history.values())
 
 
-def track_fit(estimator: Any, data: pd.DataFrame | Mapping, **kwargs: Any) -> MLflowCallback:
+def track_fit(
+    estimator: Any, data: pd.DataFrame | Mapping[Any, pd.DataFrame], **kwargs: Any
+) -> MLflowCallback:
     """Fit ``estimator`` on ``data`` with an :class:`MLflowCallback` and return the callback.
 
     A fit that raises leaves its run marked FAILED (with the error as a tag) and the error

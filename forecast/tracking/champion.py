@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from forecast.evaluation.compare import NOT_METRICS
 from forecast.tracking import _runs
 from forecast.tracking.pyfunc import log_model, register, unloggable_reason
+
+if TYPE_CHECKING:
+    from mlflow import MlflowClient
 
 __all__ = ["Champion", "register_champion", "selectable_metrics"]
 
@@ -66,12 +70,12 @@ class Champion:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def selectable_metrics(columns) -> list[str]:
+def selectable_metrics(columns: Iterable[object]) -> list[str]:
     """Columns of a comparison table a champion can be selected by (lower is better)."""
     return [str(c) for c in columns if c not in (*NOT_METRICS, "bias")]
 
 
-def check_select(select: str, columns) -> None:
+def check_select(select: str, columns: Iterable[object]) -> None:
     """Raise a ValueError naming the choices if ``select`` is not a selectable column."""
     choices = selectable_metrics(columns)
     if select not in choices:
@@ -159,7 +163,7 @@ def register_champion(
     raise ValueError(f"no model of the comparison can be registered by {select!r} ({scored})")
 
 
-def _tag(client, champion: Champion) -> None:
+def _tag(client: MlflowClient, champion: Champion) -> None:
     """Name the champion on the comparison run, and the comparison on the model version."""
     parent = client.get_run(champion.run_id).data.tags.get("mlflow.parentRunId")
     score = f"{champion.metric}={champion.value:.6g}" if math.isfinite(champion.value) else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 from mlflow.data.pandas_dataset import from_pandas  # what mlflow.data.from_pandas is
@@ -20,7 +21,7 @@ from forecast.frames.fingerprint import fingerprint
 __all__ = ["dataset_input", "fingerprint", "to_flat_frame"]
 
 
-def to_flat_frame(data: pd.DataFrame | Mapping) -> pd.DataFrame:
+def to_flat_frame(data: pd.DataFrame | Mapping[Any, pd.DataFrame]) -> pd.DataFrame:
     """Return the data as one frame with the timestamps as a column (for logging)."""
     frame = V.join_series(dict(data), "long") if isinstance(data, Mapping) else data
     assert isinstance(frame, pd.DataFrame)  # "long" joins the series into one frame
@@ -30,12 +31,12 @@ def to_flat_frame(data: pd.DataFrame | Mapping) -> pd.DataFrame:
 
 
 def dataset_input(
-    data: pd.DataFrame | Mapping,
+    data: pd.DataFrame | Mapping[Any, pd.DataFrame],
     name: str = "data",
     context: str = "training",
     source: str | None = None,
     digest: str | None = None,
-):
+) -> DatasetInput:
     """Build the MLflow dataset input of ``data`` (schema, profile, source, content hash).
 
     Parameters

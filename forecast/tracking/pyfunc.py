@@ -35,7 +35,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mlflow.pyfunc
 import numpy
@@ -44,7 +44,7 @@ import safetensors
 import sklearn
 import torch
 from mlflow.models import Model, ModelSignature
-from mlflow.pyfunc.model import PythonModel
+from mlflow.pyfunc.model import PythonModel, PythonModelContext
 from mlflow.types.schema import AnyType, ColSpec, ParamSchema, ParamSpec, Schema, TensorSpec
 
 from forecast.frames import validation as V
@@ -60,6 +60,9 @@ from forecast.persistence.format import load, save
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import use_store
 from forecast.tracking.fingerprint import to_flat_frame
+
+if TYPE_CHECKING:
+    from mlflow.models.model import ModelInfo
 
 __all__ = [
     "DEFAULT_HORIZON",
@@ -88,13 +91,16 @@ class ForecastModel(PythonModel):
     >>> model.predict(history_df, params={"horizon": 24})  # doctest: +SKIP
     """
 
-    def load_context(self, context) -> None:
+    def load_context(self, context: PythonModelContext) -> None:
         """Load the ``estimator`` folder artifact (on CUDA when present, else CPU)."""
         device = (context.model_config or {}).get("device")
         self.estimator = load(context.artifacts["estimator"], device=device)
 
     def predict(
-        self, context, model_input: pd.DataFrame, params: dict[str, Any] | None = None
+        self,
+        context: PythonModelContext | None,
+        model_input: pd.DataFrame,
+        params: dict[str, Any] | None = None,
     ) -> pd.DataFrame:
         """Forecast ``params["horizon"]`` steps after the end of ``model_input``.
 
@@ -116,18 +122,20 @@ class _LoadedModel:
     def __init__(self, python_model: ForecastModel) -> None:
         self.python_model = python_model  # for PyFuncModel.unwrap_python_model()
 
-    def predict(self, model_input: pd.DataFrame, params: dict[str, Any] | None = None):
+    def predict(
+        self, model_input: pd.DataFrame, params: dict[str, Any] | None = None
+    ) -> pd.DataFrame:
         return self.python_model.predict(None, model_input, params)
 
 
-def _load_pyfunc(data_path: str, model_config: dict | None = None) -> _LoadedModel:
+def _load_pyfunc(data_path: str, model_config: dict[str, Any] | None = None) -> _LoadedModel:
     """Load the saved model folder ``data_path`` (MLflow's loader-module entry point)."""
     model = ForecastModel()
     model.estimator = load(data_path, device=(model_config or {}).get("device"))
     return _LoadedModel(model)
 
 
-def model_signature(estimator: Any, horizon: int | None = None):
+def model_signature(estimator: Any, horizon: int | None = None) -> ModelSignature:
     """Signature: optional ``timestamp``, the fitted columns, the ``horizon`` parameter.
 
     The fitted columns are the targets, the past covariates, then the future covariates.
@@ -231,8 +239,8 @@ def log_model(
     tracking_uri: str | None = None,
     horizon: int | None = None,
     registered_model_name: str | None = None,
-    history: pd.DataFrame | Mapping | None = None,
-):
+    history: pd.DataFrame | Mapping[Any, pd.DataFrame] | None = None,
+) -> ModelInfo:
     """Log a fitted estimator as a pyfunc model of run ``run_id``.
 
     Parameters

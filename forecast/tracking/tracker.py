@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -29,6 +29,9 @@ from forecast.tracking._store import ensure_experiment, resolve_tracking_uri
 from forecast.tracking.callback import DEFAULT_EXPERIMENT, MLflowCallback, log_history
 from forecast.tracking.fingerprint import dataset_input, fingerprint
 from forecast.tracking.pyfunc import log_model, unloggable_reason
+
+if TYPE_CHECKING:
+    from mlflow import MlflowClient
 
 __all__ = ["MLflowTracker"]
 
@@ -55,7 +58,7 @@ class MLflowTracker:
         Extra tags on every run.
     select : str
         Metric (lower is better) the comparison's ``best_model`` tag is chosen by, the one
-        :func:`~forecast.tracking.champion.register_champion` ranks by (``forecast run``
+        :func:`~forecast.tracking.register_champion` ranks by (``forecast run``
         passes the spec's ``[tracking] select`` to both); when the models lack it, the
         first metric of the table, named in the ``best_by`` tag.
 
@@ -89,11 +92,11 @@ class MLflowTracker:
         self.parent_run_id: str | None = None
         self.runs: dict[str, str] = {}
         self.models: dict[str, str] = {}
-        self._summary: dict[str, dict] = {}
+        self._summary: dict[str, dict[str, Any]] = {}
         self._table_logged = False
 
     @property
-    def client(self):
+    def client(self) -> MlflowClient:
         """An :class:`mlflow.MlflowClient` bound to this tracker's store."""
         return make_client(self.tracking_uri)
 
@@ -109,7 +112,9 @@ class MLflowTracker:
 
     # ----------------------------------------------------------- comparison
     @contextmanager
-    def comparison(self, name: str, data: pd.DataFrame | Mapping | None = None) -> Iterator[str]:
+    def comparison(
+        self, name: str, data: pd.DataFrame | Mapping[Any, pd.DataFrame] | None = None
+    ) -> Iterator[str]:
         """Open a parent run; ``log_backtest`` calls inside it become its children.
 
         On exit the parent gets ``comparison.csv`` (one row of pooled metrics per model),
@@ -149,7 +154,7 @@ class MLflowTracker:
         finally:
             self.parent_run_id = None
 
-    def _close_comparison(self, client, run_id: str) -> None:
+    def _close_comparison(self, client: MlflowClient, run_id: str) -> None:
         if not self._summary:
             return
         table = pd.DataFrame.from_dict(self._summary, orient="index").rename_axis("model")
@@ -187,7 +192,7 @@ class MLflowTracker:
         name: str,
         estimator: Any,
         result: Any,
-        data: pd.DataFrame | Mapping | None = None,
+        data: pd.DataFrame | Mapping[Any, pd.DataFrame] | None = None,
         plots: Mapping[str, str | Path] | None = None,
     ) -> str:
         """Log one backtest as a run (a child run inside :meth:`comparison`).
@@ -240,7 +245,17 @@ class MLflowTracker:
         self.runs[name] = run_id
         return run_id
 
-    def _log_backtest(self, client, run_id, name, estimator, fitted, result, data, plots) -> None:
+    def _log_backtest(
+        self,
+        client: MlflowClient,
+        run_id: str,
+        name: str,
+        estimator: Any,
+        fitted: Any,
+        result: Any,
+        data: pd.DataFrame | Mapping[Any, pd.DataFrame] | None,
+        plots: Mapping[str, str | Path],
+    ) -> None:
         settings = getattr(result, "settings", None) or {}
         params = _runs.estimator_params(estimator)
         params.update({f"backtest.{k}": v for k, v in settings.items()})
@@ -280,7 +295,9 @@ class MLflowTracker:
                 _runs.log_tags(client, run_id, {"model_not_logged": reason})
 
     # ------------------------------------------------------------------ misc
-    def callback(self, data: pd.DataFrame | Mapping | None = None, **kwargs: Any) -> MLflowCallback:
+    def callback(
+        self, data: pd.DataFrame | Mapping[Any, pd.DataFrame] | None = None, **kwargs: Any
+    ) -> MLflowCallback:
         """Return an :class:`MLflowCallback` on this store (a child run inside a comparison).
 
         Parameters
@@ -305,21 +322,27 @@ class MLflowTracker:
         options.update(kwargs)
         return MLflowCallback(data=data, **options)
 
-    def _log_data(self, client, run_id: str, data, context: str) -> None:
+    def _log_data(
+        self,
+        client: MlflowClient,
+        run_id: str,
+        data: pd.DataFrame | Mapping[Any, pd.DataFrame],
+        context: str,
+    ) -> None:
         digest = fingerprint(data)
         _runs.log_tags(client, run_id, {"data_sha256": digest})
         entry = dataset_input(data, self.dataset or "data", context, self.data_source, digest)
         client.log_inputs(run_id, datasets=[entry])
 
 
-def _log_table(client, run_id: str, table: pd.DataFrame, filename: str) -> None:
+def _log_table(client: MlflowClient, run_id: str, table: pd.DataFrame, filename: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / filename
         table.to_csv(path)
         client.log_artifact(run_id, str(path))
 
 
-def _log_plots(client, run_id: str, plots: Mapping[str, str | Path]) -> None:
+def _log_plots(client: MlflowClient, run_id: str, plots: Mapping[str, str | Path]) -> None:
     for plot_name, path in plots.items():
         path = Path(path)
         if not path.is_file():
@@ -327,7 +350,7 @@ def _log_plots(client, run_id: str, plots: Mapping[str, str | Path]) -> None:
         client.log_artifact(run_id, str(path), "plots")
 
 
-def _log_metric_tables(client, run_id: str, result: Any) -> dict[str, Any]:
+def _log_metric_tables(client: MlflowClient, run_id: str, result: Any) -> dict[str, Any]:
     """Log the metric tables of a backtest result; return the pooled (overall) metrics."""
     overall: dict[str, Any] = {}  # the table's own numbers (a count stays an int)
     table = getattr(result, "metrics", None)

@@ -9,6 +9,7 @@ importable from this package, as they were from the module ``forecast.training``
 """
 
 import importlib as _importlib
+from typing import Any as _Any
 
 _LOOP = "forecast.training.loop"
 _HOMES = {  # loaded on first use: the command line imports threads and progress without torch
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> _Any:
     if name in _HOMES:
         value = getattr(_importlib.import_module(_HOMES[name]), name)
         globals()[name] = value

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import nullcontext
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -47,7 +48,7 @@ def state_rows(state: object, rows: slice) -> object:
     raise TypeError(f"cannot slice a hidden state of type {type(state).__name__}")
 
 
-def cat_state_rows(states: list) -> object:
+def cat_state_rows(states: list[Any]) -> object:
     """Join the hidden states of consecutive stream slices back into one (batch axis 1)."""
     first = states[0]
     if first is None:
@@ -57,7 +58,9 @@ def cat_state_rows(states: list) -> object:
     return type(first)(cat_state_rows(list(parts)) for parts in zip(*states, strict=True))
 
 
-def _forward(model: nn.Module, batch: Batch, rows: slice | None, state: object, stateful: bool):
+def _forward(
+    model: nn.Module, batch: Batch, rows: slice | None, state: object, stateful: bool
+) -> tuple[Tensor, Tensor, Tensor | None, object]:
     """Forecasts of ``rows`` of ``batch`` (all rows when None) and the state they end in."""
     take = slice(None) if rows is None else rows
     x, y = batch.x[take], batch.y[take]
@@ -75,7 +78,7 @@ def _forward(model: nn.Module, batch: Batch, rows: slice | None, state: object, 
 def accumulate_batch(
     model: nn.Module,
     batch: Batch,
-    loss_fn: Callable,
+    loss_fn: Callable[..., Tensor],
     micro_batch_size: int | None = None,
     state: object = None,
     stateful: bool = False,
@@ -126,7 +129,11 @@ def accumulate_batch(
             pred, y, mask, part_state = _forward(
                 model, batch, rows, state_rows(state, rows), stateful
             )
-            share = (mask.sum() / n) if stateful else (rows.stop - rows.start) / n_rows
+            if stateful:
+                assert mask is not None  # a chunk of streams always carries its loss mask
+                share: Tensor | float = mask.sum() / n
+            else:
+                share = (rows.stop - rows.start) / n_rows
             loss = loss_fn(pred, y, mask) * share
             loss.backward()
         states.append(part_state)

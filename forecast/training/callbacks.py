@@ -25,15 +25,15 @@ class Callback:
 class EpochsOnly:
     """Forward a callback's epoch reports, not the inner fit's start and end."""
 
-    def __init__(self, callback) -> None:
+    def __init__(self, callback: Any) -> None:
         self.callback = callback
 
-    def on_fit_start(self, estimator) -> None:
+    def on_fit_start(self, estimator: Any) -> None:
         """Do nothing: the wrapper reports its own fit."""
 
-    def on_fit_end(self, estimator) -> None:
+    def on_fit_end(self, estimator: Any) -> None:
         """Do nothing: the wrapper reports its own fit."""
 
-    def on_epoch_end(self, epoch: int, logs: dict) -> None:
+    def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
         """Pass the epoch's report on to the wrapped callback."""
         self.callback.on_epoch_end(epoch, logs)

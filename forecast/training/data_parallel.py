@@ -12,7 +12,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from forecast.training.windows import StreamChunks, WindowDataset
+from forecast.training.windows import Batch, StreamChunks, WindowDataset
 
 
 class _Shard:
@@ -34,13 +34,15 @@ class _Shard:
     def to(self, device: str) -> None:
         self.data.to(device)
 
-    def batches(self, batch_size: int, rng: np.random.Generator | None):
+    def batches(self, batch_size: int, rng: np.random.Generator | None) -> list[Batch]:
         every = list(self.data.batches(batch_size, rng))
         usable = len(every) - len(every) % self.world
         return every[self.rank : usable : self.world]
 
 
-def data_parallel(net: nn.Module, data: WindowDataset | StreamChunks):
+def data_parallel(
+    net: nn.Module, data: WindowDataset | StreamChunks
+) -> tuple[nn.Module, WindowDataset | StreamChunks | _Shard]:
     """Wrap ``net`` in DistributedDataParallel and shard ``data`` when torch.distributed runs.
 
     Outside a process group of two or more (the usual case) both come back unchanged. In

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -34,8 +34,9 @@ from forecast.training.losses import (  # noqa: F401  (public here before foreca
 )
 from forecast.training.optim import build_optimizer
 from forecast.training.progress import epoch_progress
+from forecast.training.resume import resume, rng_state
 from forecast.training.threads import torch_threads
-from forecast.training.windows import StreamChunks, WindowDataset, even_slices
+from forecast.training.windows import BatchSource, StreamChunks, WindowDataset, even_slices
 
 SCHEDULERS = (None, "cosine", "plateau", "step")
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -71,12 +72,12 @@ def clip_and_step(net: nn.Module, optimizer: torch.optim.Optimizer, clip: float 
 
 def run_epoch(
     net: nn.Module,
-    data: WindowDataset | StreamChunks,
+    data: BatchSource,
     optimizer: torch.optim.Optimizer,
     batch_size: int,
     clip: float | None,
     rng: np.random.Generator | None,
-    loss_fn: Callable = masked_mse,
+    loss_fn: Callable[..., Tensor] = masked_mse,
     micro_batch_size: int | None = None,
 ) -> float:
     """One pass over ``data``; returns the mean training loss (``loss_fn``).
@@ -106,7 +107,7 @@ def evaluate(
     net: nn.Module,
     data: WindowDataset,
     batch_size: int,
-    loss_fn: Callable = masked_mse,
+    loss_fn: Callable[..., Tensor] = masked_mse,
     chunk: int | None = None,
 ) -> float:
     """Mean loss (``loss_fn``, default squared error) of ``net`` on sliding windows.
@@ -130,7 +131,7 @@ def evaluate(
 
 def build_scheduler(
     name: str | None, optimizer: torch.optim.Optimizer, max_epochs: int, patience: int | None
-):
+) -> torch.optim.lr_scheduler.LRScheduler | None:
     """Learning-rate schedule stepped once per epoch: None, cosine, plateau or step."""
     if name is None:
         return None
@@ -161,10 +162,10 @@ class TrainConfig:
     verbose: int = 0
     checkpoint_dir: str | None = None
     signature: str = ""
-    quantiles: tuple | None = None  # train the pinball loss of these levels (else `loss`)
+    quantiles: tuple[float, ...] | None = None  # train the pinball loss of these (else `loss`)
     loss: str = "mse"  # point loss, a key of LOSSES
-    step_scale: tuple | None = None  # score the step changes in these units (per channel)
-    lead_weight: tuple | None = None  # weigh the loss of each forecast lead (mean 1)
+    step_scale: tuple[float, ...] | None = None  # score step changes in these units (per channel)
+    lead_weight: tuple[float, ...] | None = None  # weigh the loss of each forecast lead (mean 1)
     micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
 
     @property
@@ -182,24 +183,12 @@ class TrainResult:
     best_epoch: int = -1
 
 
-def save_checkpoint(path: Path, payload: dict) -> None:
+def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
     """Write ``payload`` atomically: to a temporary file, then rename over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     torch.save(payload, tmp)
     os.replace(tmp, path)
-
-
-def _rng_state(rng: np.random.Generator, device: str) -> dict:
-    cuda = torch.cuda.get_rng_state(device) if device.startswith("cuda") else None
-    return {"torch": torch.get_rng_state(), "cuda": cuda, "numpy": rng.bit_generator.state}
-
-
-def _set_rng_state(rng: np.random.Generator, state: dict, device: str) -> None:
-    torch.set_rng_state(state["torch"].cpu())
-    if state["cuda"] is not None and device.startswith("cuda"):
-        torch.cuda.set_rng_state(state["cuda"].cpu(), device)
-    rng.bit_generator.state = state["numpy"]
 
 
 @torch_threads()  # never more threads than free cores (forecast.training.threads)
@@ -208,7 +197,7 @@ def train(
     train_data: WindowDataset | StreamChunks,
     val_data: WindowDataset | None,
     config: TrainConfig,
-    callbacks: list,
+    callbacks: list[Any],
     rng: np.random.Generator,
     device: str,
 ) -> TrainResult:
@@ -246,17 +235,17 @@ def train(
         config.lr_scheduler, optimizer, config.max_epochs, config.early_stopping_patience
     )
     path = Path(config.checkpoint_dir) / CHECKPOINT_FILE if config.checkpoint_dir else None
-    run: dict = {"history": {}, "epoch": -1, "rng": None}  # values of several types
+    run: dict[str, Any] = {"history": {}, "epoch": -1, "rng": None}  # values of several types
     run["best"] = {"loss": math.inf, "epoch": -1, "state": None, "bad": 0, "stopped": False}
     if path is not None and path.exists():
-        run = _resume(path, config.signature, net, optimizer, scheduler, rng, device) or run
+        run = resume(path, config.signature, net, optimizer, scheduler, rng, device) or run
     history, best = run["history"], run["best"]
-    model, train_data = data_parallel(net, train_data)
+    model, data = data_parallel(net, train_data)
     bar = epoch_progress(config.max_epochs, run["epoch"] + 1, config.verbose)
     for epoch in range(run["epoch"] + 1, config.max_epochs):
         if best["stopped"]:
             break
-        logs = _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch)
+        logs = _epoch(net, model, data, val_data, optimizer, config, rng, epoch)
         for key, value in logs.items():
             history.setdefault(key, []).append(value)
         monitored = logs.get("val_loss", logs["train_loss"])
@@ -282,7 +271,7 @@ def train(
                     "scheduler": None if scheduler is None else scheduler.state_dict(),
                     "history": history,
                     "best": best,
-                    "rng": _rng_state(rng, device),
+                    "rng": rng_state(rng, device),
                 },
             )
         for callback in callbacks:
@@ -292,7 +281,7 @@ def train(
     if best["state"] is not None:
         net.load_state_dict(best["state"])
     if history:  # a resumed run that had nothing left to do keeps what it saved
-        check_final(net, train_data, val_data, config, best["state"] is not None)
+        check_final(net, data, val_data, config, best["state"] is not None)
     n_epochs = len(history.get("train_loss", []))
     return TrainResult(history=history, n_epochs=n_epochs, best_epoch=best["epoch"])
 
@@ -346,7 +335,16 @@ def check_final(
         )
 
 
-def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int) -> dict:
+def _epoch(
+    net: nn.Module,
+    model: nn.Module,
+    train_data: BatchSource,
+    val_data: WindowDataset | None,
+    optimizer: torch.optim.Optimizer,
+    config: TrainConfig,
+    rng: np.random.Generator,
+    epoch: int,
+) -> dict[str, float]:
     """Train one epoch and return its logs: losses, learning rate, the network's extras.
 
     ``model`` is ``net`` itself, or its DistributedDataParallel wrapper (see
@@ -378,21 +376,3 @@ def _epoch(net, model, train_data, val_data, optimizer, config, rng, epoch: int)
     report = getattr(net, "epoch_metrics", None)
     logs.update({k: float(v) for k, v in (report() if callable(report) else {}).items()})
     return logs
-
-
-def _resume(path: Path, signature: str, net, optimizer, scheduler, rng, device: str) -> dict | None:
-    """Load the checkpoint at ``path`` into the run, or return None if it is someone else's."""
-    saved = torch.load(path, map_location=device, weights_only=True)
-    if saved["signature"] != signature:
-        warnings.warn(
-            f"checkpoint {path} was written for other parameters or data; starting afresh and "
-            "overwriting it",
-            stacklevel=3,
-        )
-        return None
-    net.load_state_dict(saved["model"])
-    optimizer.load_state_dict(saved["optimizer"])
-    if scheduler is not None and saved["scheduler"] is not None:
-        scheduler.load_state_dict(saved["scheduler"])
-    _set_rng_state(rng, saved["rng"], device)
-    return saved

@@ -58,7 +58,7 @@ class PinballLoss:
         The levels of the last axis of ``pred``.
     """
 
-    def __init__(self, quantiles) -> None:
+    def __init__(self, quantiles: Sequence[float]) -> None:
         self.levels = torch.tensor([float(q) for q in quantiles])
 
     def __call__(
@@ -86,7 +86,7 @@ class StepChangeLoss:
         Typical size of a one-step change per channel (positive).
     """
 
-    def __init__(self, base: Callable, scale) -> None:
+    def __init__(self, base: Callable[..., Tensor], scale: Sequence[float]) -> None:
         self.base = base
         self.scale = torch.as_tensor([float(s) for s in scale])
 
@@ -114,7 +114,9 @@ class LeadWeightedLoss:
         for quantile forecasts ``(..., h, C, Q)``.
     """
 
-    def __init__(self, base: Callable, weights, lead_axis: int = -2) -> None:
+    def __init__(
+        self, base: Callable[..., Tensor], weights: Sequence[float], lead_axis: int = -2
+    ) -> None:
         self.base = base
         self.weights = torch.as_tensor([float(w) for w in weights])
         self.lead_axis = int(lead_axis)
@@ -127,7 +129,7 @@ class LeadWeightedLoss:
         return self.base(pred, target, mask, weight)
 
 
-def lead_weights(spec, horizon: int, name: str = "horizon_weight") -> np.ndarray | None:
+def lead_weights(spec: object, horizon: int, name: str = "horizon_weight") -> np.ndarray | None:
     """Resolve a lead weighting into ``horizon`` weights of mean 1 (None: every lead alike).
 
     Parameters
@@ -177,7 +179,12 @@ def lead_weights(spec, horizon: int, name: str = "horizon_weight") -> np.ndarray
     return weights / weights.mean()
 
 
-def training_loss(quantiles, loss: str = "mse", step_scale=None, lead_weight=None) -> Callable:
+def training_loss(
+    quantiles: Sequence[float] | None,
+    loss: str = "mse",
+    step_scale: Sequence[float] | None = None,
+    lead_weight: Sequence[float] | None = None,
+) -> Callable[..., Tensor]:
     """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``.
 
     With ``step_scale`` (per channel) the point loss reads the forecast's step changes

@@ -36,7 +36,7 @@ Weight decay never applies to Stiefel matrices (their norm is fixed).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import overload
+from typing import Any, overload
 
 import torch
 
@@ -52,7 +52,7 @@ OPTIMIZERS = {
 STIEFEL_DEFAULTS = {"rmsprop": False, "alpha": 0.99, "eps": 1e-8, "ortho_tol": 1e-5}
 
 
-def param_groups(module: torch.nn.Module) -> list[dict]:
+def param_groups(module: torch.nn.Module) -> list[dict[str, Any]]:
     """Return the parameter groups a module declares, or one group with all its parameters."""
     declare = getattr(module, "param_groups", None)
     if callable(declare):
@@ -155,7 +155,13 @@ class StiefelOptimizer(torch.optim.Optimizer):
         Further defaults of ``base`` (for example ``weight_decay``).
     """
 
-    def __init__(self, params: list[dict], base: type, lr: float = 1e-3, **base_kwargs) -> None:
+    def __init__(
+        self,
+        params: list[dict[str, Any]],
+        base: Callable[..., torch.optim.Optimizer],
+        lr: float = 1e-3,
+        **base_kwargs: Any,
+    ) -> None:
         groups = [dict(g) if isinstance(g, dict) else {"params": [g]} for g in params]
         for g in groups:  # materialise generators once (they are read several times)
             ps = g["params"]
@@ -185,7 +191,7 @@ class StiefelOptimizer(torch.optim.Optimizer):
         self._base.state = self.state
         self._base.param_groups = other
 
-    def load_state_dict(self, state_dict: dict) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load state saved by :meth:`state_dict` (both the Stiefel and the base part)."""
         super().load_state_dict(state_dict)
         self._relink()
@@ -224,7 +230,7 @@ class StiefelOptimizer(torch.optim.Optimizer):
                     self._stiefel_update(p, group)
         return loss
 
-    def _stiefel_update(self, p: torch.Tensor, group: dict) -> None:
+    def _stiefel_update(self, p: torch.Tensor, group: dict[str, Any]) -> None:
         transpose = p.shape[0] < p.shape[1]
         w = p.T if transpose else p  # (n, k), n >= k
         grad = p.grad

@@ -158,7 +158,7 @@ class EpochProgress:
             )
         self._start = self._last = time.perf_counter()
 
-    def epoch_end(self, epoch: int, logs: dict) -> None:
+    def epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
         """Report epoch ``epoch`` (from 0) and its ``logs`` (the losses are shown)."""
         now = time.perf_counter()
         seconds, self._last = now - self._last, now

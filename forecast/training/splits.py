@@ -22,7 +22,7 @@ from collections.abc import Sequence
 KINDS = "validation_series must be an int, a float or a list of series keys"
 
 
-def held_out(spec: object, keys: Sequence) -> list[int]:
+def held_out(spec: object, keys: Sequence[object]) -> list[int]:
     """Positions (in ``keys``) of the series held out for validation.
 
     Parameters

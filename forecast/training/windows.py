@@ -16,8 +16,9 @@ Every series enters as a triple of arrays on one time axis,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -41,6 +42,15 @@ class Batch:
     future: Tensor | None = None
     mask: Tensor | None = None
     reset: bool = True
+
+
+class BatchSource(Protocol):
+    """What the training loop reads: windows, streams, or one process's shard of them."""
+
+    stateful: bool
+
+    def batches(self, batch_size: int, rng: np.random.Generator | None) -> Iterable[Batch]:
+        """Batches of at most ``batch_size`` samples (in random order with ``rng``)."""
 
 
 def n_windows(length: int, context: int, horizon: int) -> int:
@@ -88,7 +98,7 @@ def _concat(series: Sequence[SeriesTriple]) -> tuple[Tensor, Tensor, Tensor | No
     return inputs, targets, future, offsets
 
 
-class WindowDataset(Dataset):
+class WindowDataset(Dataset[Batch]):
     """Sliding (context, horizon) windows over several series, as views of one array.
 
     Parameters

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from forecast.specs.tune import TuneSettings
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import ensure_experiment, resolve_tracking_uri, sqlite_path
 from forecast.tracking.pyfunc import log_model, unloggable_reason
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _STATUSES = ("FINISHED", "STOPPED", "FAILED")
 
@@ -23,7 +28,9 @@ class TrialRun:
     child run.
     """
 
-    def __init__(self, tracking: dict | None, trial_id: str, params: dict) -> None:
+    def __init__(
+        self, tracking: dict[str, str] | None, trial_id: str, params: Mapping[str, Any]
+    ) -> None:
         self.client = self.run_id = None
         if tracking is None:
             return
@@ -45,7 +52,7 @@ class TrialRun:
         self.run_id = run.info.run_id
         _runs.log_params(self.client, self.run_id, params)
 
-    def log(self, metrics: dict, step: int) -> None:
+    def log(self, metrics: Mapping[str, float], step: int) -> None:
         """Log one epoch's metrics to the trial's run."""
         if self.client is not None and self.run_id is not None:  # set together
             _runs.log_metrics(self.client, self.run_id, metrics, step=step)
@@ -58,7 +65,9 @@ class TrialRun:
             self.client.set_terminated(self.run_id, status)
 
 
-def start_tracking(spec: dict, settings: TuneSettings, saved: dict) -> dict:
+def start_tracking(
+    spec: dict[str, Any], settings: TuneSettings, saved: dict[str, Any]
+) -> dict[str, str]:
     """Open (or, on resume, reuse) the parent run; return what trials need to log."""
     table = spec.get("tracking", {})
     uri = resolve_tracking_uri(table.get("tracking_uri"))
@@ -88,7 +97,7 @@ def start_tracking(spec: dict, settings: TuneSettings, saved: dict) -> dict:
     return {"uri": uri, "experiment_id": experiment_id, "parent": run.info.run_id}
 
 
-def close_stopped(tracking: dict | None) -> None:
+def close_stopped(tracking: dict[str, str] | None) -> None:
     """Mark the child runs ASHA stopped (still RUNNING) as KILLED."""
     if tracking is None:
         return
@@ -103,7 +112,13 @@ def close_stopped(tracking: dict | None) -> None:
             client.set_terminated(run.info.run_id, "KILLED")
 
 
-def finish_tracking(tracking, estimator, best_info: dict, train, trials) -> str | None:
+def finish_tracking(
+    tracking: dict[str, str] | None,
+    estimator: Any,
+    best_info: dict[str, Any],
+    train: pd.DataFrame,
+    trials: pd.DataFrame,
+) -> str | None:
     """Log the refitted best model under the sweep's parent run; return its run id."""
     if tracking is None:
         return None

@@ -70,7 +70,7 @@ class TuneResult:
     """
 
     trials: pd.DataFrame
-    best_config: dict
+    best_config: dict[str, Any]
     best_score: float
     estimator: Any
     parent_run_id: str | None
@@ -78,13 +78,15 @@ class TuneResult:
     path: Path
 
 
-def build_tuned(spec: dict, settings: TuneSettings, config: dict) -> Any:
+def build_tuned(spec: dict[str, Any], settings: TuneSettings, config: dict[str, Any]) -> Any:
     """Build the estimator of ``[models.<tuned>]`` with the sampled ``config`` on top."""
     table = {**spec["models"][settings.model], **config}
     return build_models({settings.model: table})[settings.model]
 
 
-def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, tracking: Any) -> None:
+def _trial(
+    config: dict[str, Any], data: Any = None, *, spec: dict[str, Any], settings: Any, tracking: Any
+) -> None:
     """One trial: backtest the configuration on the validation period and report it."""
     from ray import tune as ray_tune  # optional: the extra forecast[ray]
 
@@ -112,18 +114,18 @@ def _trial(config: dict, data: Any = None, *, spec: dict, settings: Any, trackin
     ray_tune.report(final_report(overall, reporter))
 
 
-def validation_kwargs(spec: dict, settings: TuneSettings) -> dict:
+def validation_kwargs(spec: dict[str, Any], settings: TuneSettings) -> dict[str, Any]:
     """Backtest settings of the validation period: the spec's, with its start and end."""
     kwargs = {k: v for k, v in spec.get("backtest", {}).items() if k in _BACKTEST_KEYS}
     return {**kwargs, "start": settings.validation_start, "end": settings.validation_end}
 
 
 def tune(
-    spec: str | os.PathLike,
+    spec: str | os.PathLike[str],
     *,
     address: str | None = None,
     num_cpus: int | None = None,
-    output: str | os.PathLike | None = None,
+    output: str | os.PathLike[str] | None = None,
     resume: bool = False,
     track: bool = True,
 ) -> TuneResult:
@@ -216,7 +218,15 @@ def tune(
     )
 
 
-def _run_tuner(ray, spec, settings, validation, tracking, folder: Path, resume: bool):
+def _run_tuner(
+    ray: Any,
+    spec: dict[str, Any],
+    settings: TuneSettings,
+    validation: pd.DataFrame,
+    tracking: dict[str, str] | None,
+    folder: Path,
+    resume: bool,
+) -> Any:
     from ray import tune as ray_tune  # optional: the extra forecast[ray]
 
     trainable = ray_tune.with_parameters(

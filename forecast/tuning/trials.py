@@ -130,7 +130,7 @@ def make_tuner(trainable: Any, settings: TuneSettings, folder: Path) -> Any:
     )
 
 
-def trials_table(grid: Any, settings: TuneSettings) -> tuple[pd.DataFrame, list[dict]]:
+def trials_table(grid: Any, settings: TuneSettings) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """One row per trial of a Tune result grid, and each trial's sampled parameters.
 
     Parameters

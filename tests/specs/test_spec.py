@@ -86,7 +86,7 @@ def test_cli_reports_unknown_parameter_with_the_valid_ones(tmp_path, load_csv, c
     assert main(["run", str(spec), "--output", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err == (
         "forecast run: error: [models.tso] unknown parameter 'season' for external "
-        "(ExternalForecast); valid: column, debias, fill_gaps, nan_policy\n"
+        "(ExternalForecast); valid: column, debias, fill_gaps, nan_policy, published\n"
     )
     assert not (tmp_path / "o").exists()  # refused before the data is read or a folder made
 

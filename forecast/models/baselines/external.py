@@ -9,6 +9,7 @@ import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation as V
+from forecast.frames.vintage_sources import parse_schedule, publication_times
 from forecast.models.baselines._math import to_steps
 
 
@@ -53,6 +54,14 @@ class ExternalForecast(BaseForecaster):
         interpolate the forecast column in time.
     fill_gaps : bool, default=False
         Insert missing timestamps and interpolate them.
+    published : str, optional
+        When the column's values become known: ``"HH:MM D-k"``, the values for local day D
+        are published at HH:MM on day D-k in the data's time zone (the grid operators'
+        day-ahead load forecast: ``"10:00 D-1"``, Regulation (EU) 543/2013 Art. 6(2)(b)).
+        A forecast whose origin comes before the publication of a step it needs raises a
+        ``ValueError`` naming the step, instead of reading a value nobody had yet. The
+        column is taken as published once (a stored column holds the final version; see
+        :mod:`forecast.frames.vintages` for values with several issues). None: no check.
 
     Attributes
     ----------
@@ -86,11 +95,13 @@ class ExternalForecast(BaseForecaster):
         debias: int | str | None = None,
         nan_policy: str = "raise",
         fill_gaps: bool = False,
+        published: str | None = None,
     ):
         self.column = column
         self.debias = debias
         self.nan_policy = nan_policy
         self.fill_gaps = fill_gaps
+        self.published = published
 
     def _forecast_columns(self) -> list[str]:
         column = self.column
@@ -138,9 +149,31 @@ class ExternalForecast(BaseForecaster):
                 f"{len(self.columns_)} target(s) {self.columns_}: give one per target, in order"
             )
         self.debias_steps_ = self._debias_steps()
+        if self.published is not None:
+            parse_schedule(self.published)
+
+    def _check_published(self, s: SeriesArrays, horizon: int) -> None:
+        """Raise if a forecast step of ``s`` is published after its origin (``published``)."""
+        published = getattr(self, "published", None)
+        if published is None:
+            return
+        time, days_before = parse_schedule(published)
+        origin = s.index[-1]
+        steps = V.future_index(origin, self.freq_, horizon)
+        late = publication_times(steps, time, days_before) > origin
+        if late.any():
+            first = steps[int(np.argmax(late))]
+            when = publication_times(steps[[int(np.argmax(late))]], time, days_before)[0]
+            raise ValueError(
+                f"{V._where(s.key)}forecast column {self.future_covariates_[0]!r} at {first} is "
+                f"published at {when} (published={published!r}), after the origin {origin}: "
+                f"{int(late.sum())} of the {horizon} steps are not known yet"
+            )
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
         k = len(self.columns_)
+        for s in series:
+            self._check_published(s, horizon)
         out = np.stack(
             [_forecasts(s)[len(s.y) : len(s.y) + horizon, :k] for s in series]
         )  # (N, H, C)
