@@ -32,3 +32,23 @@ def test_typing_page_example_prints_the_mean_absolute_error():
     with contextlib.redirect_stdout(out):
         exec(code, {})
     assert out.getvalue() == "0.5\n"  # |1 - 1.5|, |2 - 2|, |3 - 2| -> mean 0.5
+
+
+def test_every_module_of_the_package_is_in_the_strict_block():
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    strict = next(o for o in mypy["overrides"] if o.get("disallow_untyped_defs"))
+    patterns = strict["module"]
+    assert strict["disallow_incomplete_defs"] and strict["disallow_any_generics"]
+    package = ROOT / "forecast"
+    modules = []
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+
+    def covered(name: str) -> bool:
+        return any(
+            name == p or (p.endswith(".*") and (name + ".").startswith(p[:-1])) for p in patterns
+        )
+
+    loose = sorted(m for m in modules if not covered(m))
+    assert loose == [], f"modules outside the strict block of pyproject.toml: {loose}"

@@ -17,11 +17,13 @@ from forecast.evaluation.backtest import DEFAULT_METRICS
 from forecast.frames.special_days import check_special_days
 from forecast.models import get_estimator
 from forecast.specs.tune import parse_tune
+from forecast.specs.vintages import check_vintages_table
 
 __all__ = ["check_spec", "read_spec"]
 
 _TOP_KEYS = {
     "name", "description", "output", "data", "backtest", "models", "tracking", "plots", "tune",
+    "vintages",
 }  # fmt: skip
 _TRACKING_KEYS = {
     "enabled",
@@ -95,6 +97,8 @@ def check_spec(
         if not isinstance(params, dict) or "model" not in params:
             raise ValueError(f'{source}: [models.{key}] needs a `model` key (e.g. model = "lstm")')
     _check_backtest(source, spec.get("backtest", {}))
+    if "vintages" in spec:
+        check_vintages_table(source, spec["vintages"])
     _check_tracking(source, spec.get("tracking", {}), spec.get("backtest", {}))
     if "tune" in spec:
         _check_tune(source, spec)

@@ -35,6 +35,12 @@ and writes the comparison table (CSV and Markdown) and plots to ``output`` (defa
 ``experiments/results/<name>/``). ``special_days = "holidays-DE"`` in ``[backtest]`` adds
 ``mape_special`` (see :func:`forecast.evaluation.compare.compare`).
 
+A ``[vintages]`` table gives the future covariates as they were known at each origin
+(:mod:`forecast.specs.vintages`)::
+
+    [vintages]
+    daily = { columns = ["forecast"], time = "10:00", days_before = 1 }
+
 A table with ``model = "ensemble"`` averages the forecasts of other tables' models (see
 :func:`build_models`)::
 
@@ -66,6 +72,7 @@ import pandas as pd
 from forecast.evaluation.compare import compare
 from forecast.specs.build import build_estimator, build_models, load_data
 from forecast.specs.check import check_spec, read_spec
+from forecast.specs.vintages import load_vintages
 
 __all__ = [
     "build_estimator",
@@ -136,15 +143,13 @@ def run_spec(
         if "path" in spec["data"]:
             options.setdefault("data_source", str(Path(spec["data"]["path"]).resolve()))
         tracker = MLflowTracker(select=tracking.get("select", DEFAULT_SELECT), **options)
+    backtest = dict(spec.get("backtest", {}))
+    if "vintages" in spec:  # what each origin's forecast may read of the future covariates
+        backtest["future"] = load_vintages(spec["vintages"], data)
     result = compare(
-        models,
-        data,
-        plots_dir=out,
-        tracker=tracker,
-        name=spec["name"],
-        progress=progress,
-        **spec.get("backtest", {}),
-    )
+        models, data, plots_dir=out, tracker=tracker, name=spec["name"], progress=progress,
+        **backtest,
+    )  # fmt: skip
     table = result.table
     table.to_csv(out / "comparison.csv")
     shown = table.astype(object)  # object: the counts (n, n_fits) print as integers

@@ -165,3 +165,19 @@ def test_vintages_leave_the_callers_frames_unchanged():
     model.predict(horizon=12, history=df.iloc[: 24 * 7], future=v)
     pd.testing.assert_frame_equal(df, before_df)
     pd.testing.assert_frame_equal(v, before_v)
+
+
+def test_a_saved_folder_forecasts_from_vintages_like_the_fitted_model(tmp_path):
+    from forecast import load
+
+    df = _data()
+    model = _linear().fit(df.iloc[: 24 * 6])
+    model.save(tmp_path / "m")
+    again = load(tmp_path / "m")
+    v = _noisy_vintages(df, range(6, 24 * 12, 24))
+    origin = [df.index[24 * 7 + 11]]
+    pd.testing.assert_frame_equal(
+        again.predict_origins(df, origin, 24, future=v),
+        model.predict_origins(df, origin, 24, future=v),
+    )
+    assert again.training_covariates_ == model.training_covariates_
