@@ -66,8 +66,14 @@ def vintages(observed: pd.DataFrame, mode: str, columns: list[str], seed: int) -
     return out
 
 
-def run(name: str, mode: str, features: str, seed: int, period: str, settings: dict) -> dict:
-    """Fit once before the scored year, backtest it; one row of the table."""
+def run(
+    name: str, mode: str, features: str, seed: int, period: str, settings: dict, save: Path | None
+) -> dict:
+    """Fit once before the scored year, backtest it; one row of the table.
+
+    With ``save``, the scored forecasts go to ``save/<period>_<name>-<mode>-<features>_<seed>
+    .parquet``, the layout ``day_ahead_blend.py --dir`` reads.
+    """
     first, year = PERIODS[period]
     load_df = german_load("hourly", start=first, end=year, columns=("actual",))
     columns = FEATURES.get(features, [])
@@ -92,6 +98,10 @@ def run(name: str, mode: str, features: str, seed: int, period: str, settings: d
         future=future,
     )
     m = result.metrics.loc["overall"]
+    if save is not None:
+        save.mkdir(parents=True, exist_ok=True)
+        label = name if mode == "none" else f"{name}-{mode}-{features}"
+        result.forecasts.to_parquet(save / f"{period}_{label}_{seed}.parquet")
     return {
         "model": name, "weather": mode, "features": features if mode != "none" else "",
         "period": period, "seed": seed, "mape": m["mape"], "mae": m["mae"], "rmse": m["rmse"],
@@ -111,6 +121,7 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--set", nargs="*", default=[], help="estimator settings key=value")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", help="append the rows to this CSV")
+    parser.add_argument("--save-forecasts", type=Path, metavar="DIR", help="keep the forecasts")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     modes = MODES if args.weather == ["all"] else args.weather
@@ -123,7 +134,9 @@ def main() -> None:  # noqa: D103
         for mode in modes:
             for features in args.features if mode != "none" else ["-"]:
                 for seed in args.seeds:
-                    row = run(name, mode, features, seed, args.period, settings)
+                    row = run(
+                        name, mode, features, seed, args.period, settings, args.save_forecasts
+                    )
                     rows.append(row)
                     print(pd.DataFrame([row]).to_string(index=False, float_format="%.3f"))
     table = pd.DataFrame(rows)

@@ -41,6 +41,7 @@ __all__ = [
     "split_vintages",
     "future_by_series",
     "series_vintages",
+    "split_vintage_rows",
     "vintage_futures",
     "with_vintage_steps",
 ]
@@ -317,3 +318,24 @@ def series_vintages(
             f"data; found columns {list(getattr(future, 'columns', []))}"
         )
     return split_vintages(check_vintages(future, columns, zone), keys)
+
+
+def split_vintage_rows(data: pd.DataFrame, time_column: str) -> tuple[pd.DataFrame, Any]:
+    """Split a request frame into history rows and vintage rows (``issue_time`` set).
+
+    A service or pyfunc request is one frame: the rows whose ``issue_time`` is empty are the
+    history (with ``time_column`` or a DatetimeIndex as usual); the rows with an
+    ``issue_time`` are vintages of the future covariates, valid at their ``time_column``
+    timestamp (or index). Without an ``issue_time`` column: ``(data, None)``.
+    """
+    if ISSUE_COLUMN not in data.columns:
+        return data, None
+    issued = data[ISSUE_COLUMN].notna().to_numpy()
+    history = data.loc[~issued].drop(columns=ISSUE_COLUMN)
+    rows = data.loc[issued]
+    if not issued.any():
+        return history, None
+    valid = rows[time_column] if time_column in rows.columns else pd.Series(rows.index)
+    vintages = rows.drop(columns=[c for c in (time_column,) if c in rows.columns]).copy()
+    vintages.insert(1, VALID_COLUMN, valid.to_numpy())
+    return history, vintages.reset_index(drop=True)

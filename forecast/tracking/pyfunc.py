@@ -49,6 +49,7 @@ from mlflow.types.schema import AnyType, ColSpec, ParamSchema, ParamSpec, Schema
 
 from forecast.frames import validation as V
 from forecast.frames.quantiles import parse_levels, quantile_column
+from forecast.frames.vintages import ISSUE_COLUMN, split_vintage_rows
 from forecast.frames.requests import (
     DEFAULT_HORIZON,
     TIMESTAMP_COLUMN,
@@ -109,8 +110,11 @@ class ForecastModel(PythonModel):
         """
         horizon = (params or {}).get("horizon") or default_horizon(self.estimator)
         quantiles = parse_levels((params or {}).get("quantiles"))
-        history, future = split_future(to_history(model_input, self.estimator), self.estimator)
-        kw = {} if quantiles is None else {"quantiles": quantiles}
+        rows, vintages = split_vintage_rows(model_input, TIMESTAMP_COLUMN)
+        history, future = split_future(to_history(rows, self.estimator), self.estimator)
+        kw: dict[str, Any] = {} if quantiles is None else {"quantiles": quantiles}
+        if vintages is not None:  # rows with an issue_time: the covariates as then known
+            future = vintages
         if future is not None:
             kw["future"] = future
         return self.estimator.predict(horizon=int(horizon), history=history, **kw)
@@ -151,6 +155,8 @@ def model_signature(estimator: Any, horizon: int | None = None) -> ModelSignatur
     if getattr(estimator, "input_kind_", "frame") != "frame":
         inputs.append(ColSpec("string", V.ID_COLUMN))
     inputs += [ColSpec("double", str(c)) for c in list(estimator.columns_) + past]
+    if getattr(estimator, "future_covariates_", None):  # rows of vintages (optional)
+        inputs.append(ColSpec(AnyType(), ISSUE_COLUMN, required=False))
     outputs: list[ColSpec | TensorSpec] = [ColSpec("double", str(c)) for c in estimator.columns_]
     h = int(horizon or default_horizon(estimator))
     specs = [ParamSpec("horizon", "long", h)]

@@ -172,7 +172,7 @@ def test_future_covariates_come_from_the_rows_after_the_history(store):
         log_model=True,
     )
     names = [c["name"] for c in model_signature(est).inputs.to_dict()]
-    assert names == ["timestamp", "load", "forecast"]
+    assert names == ["timestamp", "load", "forecast", "issue_time"]
     model = load(cb.model_info.model_uri, store)
     # the last 24 rows are the forecast steps: targets empty, the forecast column given
     frame = df.copy()
@@ -268,3 +268,33 @@ def test_split_future_keeps_rows_up_to_the_last_observed_target(n_observed, n_ah
         assert len(part) == n_observed
         assert np.isfinite(part["load"].iloc[-1])
     assert len(future) == len(frame) and list(future["f"]) == list(frame["f"])
+
+
+def test_rows_with_an_issue_time_are_vintages_read_as_known_at_the_origin(store):
+    from forecast.frames.vintage_sources import daily_vintages
+    from forecast.models.baselines import ExternalForecast
+
+    df = make_series(n=24 * 6, tz="Europe/Berlin", name="time")
+    df["forecast"] = df["load"] + 1.0
+    history = df.iloc[: 24 * 4 + 12]  # up to 11:00 on day 5
+    cb = track_fit(
+        ExternalForecast(column="forecast", published="10:00 D-1"),
+        history,
+        experiment="pyfunc",
+        tracking_uri=store,
+        log_model=True,
+    )
+    model = load(cb.model_info.model_uri, store)
+    first = daily_vintages(df, ["forecast"], time="10:00")
+    late = first.assign(issue_time=first.issue_time + pd.Timedelta("5h"), forecast=-1.0)
+    vintages = pd.concat([first, late]).rename(columns={"valid_time": "timestamp"})
+    request = pd.concat([history.reset_index().rename(columns={"time": "timestamp"}), vintages])
+    request["timestamp"] = [t.isoformat() for t in request["timestamp"]]
+    request["issue_time"] = [None if pd.isna(t) else t.isoformat() for t in request["issue_time"]]
+    got = model.predict(request.reset_index(drop=True), params={"horizon": 36})
+    # the rest of day 5 reads its revision of 15:00 on day 4; day 6 was published at 10:00
+    # on day 5, before the 11:00 origin, and its revision of 15:00 comes after it
+    expected = df["forecast"].iloc[24 * 4 + 12 : 24 * 4 + 48].to_numpy().copy()
+    expected[:12] = -1.0
+    np.testing.assert_allclose(got["load"].to_numpy(), expected)
+    assert got.index[0] == df.index[24 * 4 + 12]
