@@ -49,7 +49,6 @@ from mlflow.types.schema import AnyType, ColSpec, ParamSchema, ParamSpec, Schema
 
 from forecast.frames import validation as V
 from forecast.frames.quantiles import parse_levels, quantile_column
-from forecast.frames.vintages import ISSUE_COLUMN, split_vintage_rows
 from forecast.frames.requests import (
     DEFAULT_HORIZON,
     TIMESTAMP_COLUMN,
@@ -57,6 +56,7 @@ from forecast.frames.requests import (
     split_future,
     to_history,
 )
+from forecast.frames.vintages import ISSUE_COLUMN, split_vintage_rows
 from forecast.persistence.format import load, save
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import use_store
