@@ -14,7 +14,9 @@ MLflow pyfunc model and ``forecast batch`` follow. ``horizon`` is a whole number
 model's default (:func:`forecast.frames.requests.default_horizon`). ``quantiles``: ``"all"``,
 levels as text or a list, or ``true``. ``future``: rows of the forecast steps with the future
 covariates, for a model that reads some (they may instead follow the history's rows with empty
-targets, as in a pyfunc request).
+targets, as in a pyfunc request). ``vintages``: instead of ``future``, rows with an
+``issue_time`` and a ``timestamp`` (the valid time) and the covariates; each step reads the
+latest value issued at or before the last observed row (:mod:`forecast.frames.vintages`).
 
 A body that is not of this shape raises :class:`PayloadError` (a ``ValueError``) with one
 line naming the field; what the model refuses is raised later, by ``predict``.
@@ -32,8 +34,9 @@ from forecast.frames import validation as V
 from forecast.frames.io import parse_timestamps
 from forecast.frames.quantiles import parse_levels
 from forecast.frames.requests import TIMESTAMP_COLUMN, default_horizon, split_future, to_history
+from forecast.frames.vintages import ISSUE_COLUMN, VALID_COLUMN
 
-FIELDS = ("history", "horizon", "quantiles", "future")
+FIELDS = ("history", "horizon", "quantiles", "future", "vintages")
 
 
 class PayloadError(ValueError):
@@ -102,12 +105,34 @@ def parse_request(body: Any, estimator: Any) -> ForecastRequest:
             )
         frame = pd.concat([frame, rows_frame(body["future"], "future")], ignore_index=True)
     history, future = split_future(to_history(frame, estimator), estimator)
+    if body.get("vintages") is not None:
+        future = _vintages(body, estimator)
     try:
         quantiles = parse_levels(body.get("quantiles"))
     except (TypeError, ValueError) as err:
         raise PayloadError(f"field 'quantiles': {err}") from None
     horizon = _horizon(body.get("horizon"), history, estimator)
     return ForecastRequest(history, horizon, quantiles, future)
+
+
+def _vintages(body: dict[str, Any], estimator: Any) -> pd.DataFrame:
+    """Return the ``vintages`` field as a vintage frame (issue time, valid time, covariates)."""
+    if not getattr(estimator, "future_covariates_", None):
+        raise PayloadError("field 'vintages': the model reads no future covariates")
+    if body.get("future") is not None:
+        raise PayloadError("give the future covariates as 'future' or as 'vintages', not both")
+    given = body["vintages"]
+    rows = [dict(row) for row in given if isinstance(row, dict)] if isinstance(given, list) else []
+    issued = [row.pop(ISSUE_COLUMN, None) for row in rows]  # copies: the body stays as sent
+    if not rows or len(rows) != len(given) or any(value is None for value in issued):
+        raise PayloadError(
+            f"field 'vintages' must be a list of rows, each with an {ISSUE_COLUMN!r} (when the "
+            "values were issued) and a 'timestamp' (when they are valid)"
+        )
+    frame = rows_frame(rows, "vintages")
+    return frame.rename(columns={TIMESTAMP_COLUMN: VALID_COLUMN}).assign(
+        **{ISSUE_COLUMN: [str(value) for value in issued]}
+    )
 
 
 def rows_frame(rows: Any, field: str) -> pd.DataFrame:

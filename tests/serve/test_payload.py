@@ -57,3 +57,45 @@ def test_a_body_without_history_is_refused_with_one_line(body):
     with pytest.raises(PayloadError) as info:
         parse_request(body, estimator=None)
     assert "\n" not in str(info.value)
+
+
+def test_vintages_field_becomes_a_vintage_frame_read_at_the_origin():
+    from forecast.models.baselines import ExternalForecast
+
+    index = pd.date_range("2023-03-24", periods=48, freq="h", tz="Europe/Berlin")
+    frame = pd.DataFrame({"load": range(48), "forecast": range(48)}, index=index, dtype=float)
+    model = ExternalForecast(column="forecast").fit(frame.iloc[:36])
+    history = [{"timestamp": t.isoformat(), "load": v, "forecast": v}
+               for t, v in zip(index[:36], range(36), strict=True)]  # fmt: skip
+    vintages = [
+        {"issue_time": issue, "timestamp": t.isoformat(), "forecast": value}
+        for issue, value in (("2023-03-25T06:00:00+01:00", 1.0), ("2023-03-25T13:00:00+01:00", 2.0))
+        for t in index[36:]
+    ]
+    body = {"history": history, "horizon": 12, "vintages": vintages}
+    before = copy.deepcopy(body)
+    request = parse_request(body, model)
+    assert body == before  # the caller's body is not changed
+    got = model.predict(request.horizon, history=request.history, future=request.future)
+    assert got["load"].tolist() == [1.0] * 12  # 06:00 issue; the 13:00 one is after 11:00
+
+
+@pytest.mark.parametrize(
+    "vintages, match",
+    [
+        (
+            [{"timestamp": "2023-03-25T12:00:00+01:00", "forecast": 1.0}],
+            "each with an 'issue_time'",
+        ),
+        ("rows", "must be a list of rows"),
+    ],
+)
+def test_bad_vintages_fields_are_named(vintages, match):
+    from forecast.models.baselines import ExternalForecast
+
+    index = pd.date_range("2023-03-24", periods=24, freq="h", tz="Europe/Berlin")
+    frame = pd.DataFrame({"load": range(24), "forecast": range(24)}, index=index, dtype=float)
+    model = ExternalForecast(column="forecast").fit(frame)
+    history = [{"timestamp": index[0].isoformat(), "load": 1.0, "forecast": 1.0}]
+    with pytest.raises(PayloadError, match=match):
+        parse_request({"history": history, "vintages": vintages}, model)
