@@ -24,15 +24,11 @@ hooks instead: ``_prepare_fit`` checks the parameters and ``X`` (and does what m
 callbacks: the conformal calibration backtest) and returns what ``_fit_frames`` needs;
 ``_fit_frames`` fits the inner estimators and copies ``columns_``, ``freq_``, ``tz_`` and the other
 metadata from them; the two predict hooks forecast through them. They scale and convert nothing.
-
-The file is longer than 400 lines: it is the one template of the public methods (with their
-numpydoc text) and of the typed hooks they call; split, the template would be two.
+``save`` and ``load`` come from :class:`forecast.persistence.methods.SavedFolderMethods`.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
@@ -62,15 +58,14 @@ from forecast.frames.vintages import (
     series_vintages,
     with_vintage_steps,
 )
-from forecast.persistence.format import load as load_folder
-from forecast.persistence.format import save as save_folder
+from forecast.persistence.methods import SavedFolderMethods
 
 __all__ = ["BaseForecaster", "FrameLike", "SeriesArrays"]
 
 FrameLike = pd.DataFrame | dict[Any, pd.DataFrame]
 
 
-class BaseForecaster(BaseEstimator):
+class BaseForecaster(SavedFolderMethods, BaseEstimator):
     """Base class of every forecaster: validation, scaling, covariates and containers.
 
     Parameters read here when a subclass declares them (covariates, calendar, NaN policy)
@@ -399,40 +394,3 @@ class BaseForecaster(BaseEstimator):
             return scaling.unscale(self._predict(arrays, horizon))
         full = scaling.unscale_levels(self._predict_quantiles(arrays, horizon))  # (n, h, C, Q)
         return points_and_levels(full, self._quantile_levels(), levels)
-
-    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
-        """Save the fitted estimator to the folder ``path`` (:mod:`forecast.persistence`).
-
-        Parameters
-        ----------
-        path : str or path-like
-            Target folder; its files are data only (JSON, npz, safetensors), never a pickle.
-        overwrite : bool, default=False
-            Replace an existing saved model folder atomically; without it an existing path
-            raises ``FileExistsError``.
-
-        Returns
-        -------
-        Path
-            The folder written.
-        """
-        return save_folder(self, path, overwrite=overwrite)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str], device: str | None = None) -> BaseForecaster:
-        """Load an estimator saved with :meth:`save`, optionally onto ``device``.
-
-        Parameters
-        ----------
-        path : str or path-like
-            Folder written by :meth:`save`; it is checked against its manifest first.
-        device : str, optional
-            ``"auto"`` (default), ``"cpu"``, ``"cuda"`` or ``"cuda:N"`` for torch modules.
-
-        Returns
-        -------
-        BaseForecaster
-            The fitted estimator: an instance of ``cls`` or of a subclass (``TypeError``
-            otherwise); ``BaseForecaster.load`` accepts any registered estimator.
-        """
-        return load_folder(path, device=device, cls=cls)
