@@ -66,3 +66,15 @@ def test_future_for_a_model_without_future_covariates_is_refused(setup, capsys):
     assert code == 1
     assert "the model declares no future covariates" in capsys.readouterr().err
     assert not (path / "fc.csv").exists()
+
+
+def test_future_with_a_folder_of_partitions_is_a_usage_error(setup, capsys):
+    path, _, latest, _ = setup
+    (path / "parts").mkdir()
+    latest.to_csv(path / "parts" / "a.csv")
+    code = main(["--model", str(path / "model"), "--input", str(path / "parts"),
+                 "--future", str(path / "vintages.csv"), "--output", str(path / "out"),
+                 "--no-track"])  # fmt: skip
+    assert code == 2
+    assert "--future apply to one --input file, not a folder" in capsys.readouterr().err
+    assert not (path / "out").exists()
