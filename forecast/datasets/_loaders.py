@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from forecast.datasets._numbers import numeric_column
 from forecast.datasets.bvh import read_bvh
 from forecast.datasets.entsoe import read_entsoe
 from forecast.datasets.mocap import constant_columns, read_expmap
@@ -50,17 +51,7 @@ def load_ett(folder: Path, file: str = "ETTh1.csv") -> pd.DataFrame:
             f"{path}: not an ETT file: lacks column(s) {missing}; found {list(raw.columns)}"
         )
     index = parse_timestamps(raw["date"], where=f"{path}: column 'date'").rename("time")
-    values = {}
-    for column in ETT_COLUMNS[1:]:
-        numbers = pd.to_numeric(raw[column], errors="coerce")
-        bad = numbers.isna() & raw[column].notna()
-        if bad.any():
-            row = int(bad.to_numpy().argmax())
-            raise ValueError(
-                f"{path}: column {column!r} has a value that is not a number at "
-                f"{index[row]}: {raw[column].iloc[row]!r}"
-            )
-        values[column] = numbers.to_numpy(float)
+    values = {column: numeric_column(raw, column, index, path) for column in ETT_COLUMNS[1:]}
     steps = index[1:] - index[:-1]
     off = (steps != pd.Timedelta("1h")).nonzero()[0]
     if len(off):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from forecast.datasets._numbers import numeric_column
 from forecast.frames.io import parse_timestamps
 from forecast.frames.tables import read_csv_table
 
@@ -64,17 +65,7 @@ def read_de_weather(
     index = parse_timestamps(raw["date"], where=f"{path}: column 'date'").rename("time")
     if not index.is_monotonic_increasing or index.has_duplicates:
         raise ValueError(f"{path}: column 'date' is not strictly increasing")
-    data = {}
-    for column in keep:
-        numbers = pd.to_numeric(raw[column], errors="coerce")
-        bad = numbers.isna() & raw[column].notna()
-        if bad.any():
-            row = int(bad.to_numpy().argmax())
-            raise ValueError(
-                f"{path}: column {column!r} has a value that is not a number at "
-                f"{index[row]}: {raw[column].iloc[row]!r}"
-            )
-        data[column] = numbers.to_numpy(dtype=float)
+    data = {column: numeric_column(raw, column, index, path) for column in keep}
     frame = pd.DataFrame(data, index=index)
     if timezone is not None:
         frame = frame.tz_convert(timezone)
