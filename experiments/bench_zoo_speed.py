@@ -26,8 +26,9 @@ import time
 import torch
 from torch import nn
 
-from forecast.nn.heads import ForecastNet, PointHead
+from forecast.nn.heads import PointHead
 from forecast.nn.hopfield import HopfieldPooling
+from forecast.nn.net import ForecastNet
 from forecast.nn.orthogonal import OrthogonalRNN, random_orthogonal
 from forecast.nn.recurrent import build_recurrent
 from forecast.nn.transformer import TransformerEncoder

@@ -8,6 +8,7 @@ kinematics of BVH skeletons (joint positions) in :mod:`forecast.datasets.kinemat
 
 from forecast.datasets.bvh import BvhData, BvhJoint, read_bvh
 from forecast.datasets.catalogue import DATASETS, list_datasets, load, resolve_data_dir
+from forecast.datasets.cmu_skeleton import cmu_joint_positions
 from forecast.datasets.entsoe import read_entsoe
 from forecast.datasets.fetch import download, fetch
 from forecast.datasets.gaps import find_gaps, missing_runs
@@ -22,6 +23,7 @@ __all__ = [
     "DATASETS",
     "BvhData",
     "BvhJoint",
+    "cmu_joint_positions",
     "constant_columns",
     "download",
     "expmap_columns",

@@ -16,7 +16,9 @@ The protocol of Li et al. (2018), as later papers use it, on ``load("cmu-mocap")
 * error: :func:`~forecast.evaluation.metrics.euler_angle_error` of the 75 true frames against
   the 50 observed frames followed by the 25 forecast ones (its near-constant filter sees all
   75 frames, as in the reference), kept for the forecast frames 2/4/8/10/25 (80, 160, 320,
-  400 and 1000 ms); the mean over the 8 windows of an action, then over actions.
+  400 and 1000 ms); the mean over the 8 windows of an action, then over actions;
+* 3-D error (``positions=True``): the mean per-joint position error in millimetres of the
+  same windows, as :mod:`forecast.evaluation.motion3d` describes.
 
 ``split="validation"`` chooses settings without the test files: of each action's training
 files the last one (highest number) is held out and its windows are drawn in the same way;
@@ -42,9 +44,21 @@ from sklearn.base import clone
 
 from forecast.datasets import constant_columns, load
 from forecast.evaluation.metrics import euler_angle_error
+from forecast.evaluation.motion3d import (
+    FRAME_INDEX,
+    HORIZONS,
+    HORIZONS_MM,
+    HORIZONS_MS,
+    OBSERVED,
+    PREDICTED,
+    full_forecast,
+    full_vectors,
+    score_windows_3d,
+)
 
 __all__ = [
     "HORIZONS",
+    "HORIZONS_MM",
     "HORIZONS_MS",
     "OBSERVED",
     "PREDICTED",
@@ -61,11 +75,6 @@ __all__ = [
 
 SEED = 1234567890  # the reference code's test seed
 N_WINDOWS = 8  # windows per action
-OBSERVED, PREDICTED = 50, 25
-HORIZONS_MS = (80, 160, 320, 400, 1000)
-#: Column names of the score tables.
-HORIZONS = tuple(f"{ms} ms" for ms in HORIZONS_MS)
-_FRAME_INDEX = (1, 3, 7, 9, 24)  # per-frame error index of each horizon (40 ms per frame)
 GLOBAL_COLUMNS = ("root_x", "root_y", "root_z", "j0_x", "j0_y", "j0_z")
 _SPLITS = ("test", "validation")
 _HISTORIES = ("window", "sequence")
@@ -274,17 +283,6 @@ def forecast_windows(
     return out
 
 
-def full_vectors(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> dict[str, np.ndarray]:
-    """Put forecasts of the modelled channels into full exp-map vectors (the rest: ``fill``)."""
-    pos = [bench.all_columns.index(c) for c in bench.columns]
-    out = {}
-    for action, p in pred.items():
-        full = np.broadcast_to(bench.fill, (*p.shape[:2], len(bench.fill))).copy()
-        full[..., pos] = p
-        out[action] = full
-    return out
-
-
 def score_windows(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> pd.DataFrame:
     """Euler-angle error at 80/160/320/400/1000 ms, one row per action (radians).
 
@@ -303,18 +301,10 @@ def score_windows(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> pd.Dat
     rows = {}
     for action, forecast in pred.items():
         truth = bench.truth[action]
-        forecast = np.asarray(forecast, dtype=float)
-        if forecast.shape[-1] == len(bench.columns) != len(bench.all_columns):
-            forecast = full_vectors({action: forecast}, bench)[action]
-        expected = (truth.shape[0], PREDICTED, truth.shape[2])
-        if forecast.shape != expected:
-            raise ValueError(
-                f"forecast of {action!r} has shape {forecast.shape}, expected {expected} or "
-                f"{expected[:2] + (len(bench.columns),)} (modelled channels)"
-            )
-        joined = np.concatenate([truth[:, :OBSERVED], forecast], axis=1)  # (8, 75, D)
+        full = full_forecast(action, forecast, bench)  # (8, 25, D), shape checked
+        joined = np.concatenate([truth[:, :OBSERVED], full], axis=1)  # (8, 75, D)
         per_frame = euler_angle_error(truth, joined)[OBSERVED:]  # (25,)
-        rows[action] = per_frame[list(_FRAME_INDEX)]
+        rows[action] = per_frame[list(FRAME_INDEX)]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(HORIZONS))
     table.index.name = "action"
     return table
@@ -329,6 +319,7 @@ def motion_benchmark(
     seeds: Sequence[int] | None = None,
     history: str = "window",
     benchmark: MotionBenchmark | None = None,
+    positions: bool = False,
 ) -> pd.DataFrame:
     """Fit an estimator on the CMU-mocap training sequences and score it on the benchmark.
 
@@ -351,13 +342,16 @@ def motion_benchmark(
         What each forecast may read (see :func:`forecast_windows`).
     benchmark : MotionBenchmark, optional
         A benchmark already loaded (then ``data_dir`` and ``split`` are not read).
+    positions : bool, default=False
+        Also score the 3-D joint-position error in millimetres
+        (:func:`~forecast.evaluation.motion3d.score_windows_3d`; CMU's 117 dimensions).
 
     Returns
     -------
     DataFrame
-        One row per (``seed``, ``action``), columns :data:`HORIZONS` (radians), then
-        ``fit_seconds``. The mean over actions of one seed is
-        ``table.groupby("seed").mean()``.
+        One row per (``seed``, ``action``), columns :data:`HORIZONS` (radians), with
+        ``positions`` then :data:`HORIZONS_MM` (millimetres), then ``fit_seconds``. The
+        mean over actions of one seed is ``table.groupby("seed").mean()``.
 
     Examples
     --------
@@ -382,6 +376,9 @@ def motion_benchmark(
         fit_seconds = time.perf_counter() - start
         pred = forecast_windows(model, bench, history)
         table = score_windows({a: pred[a] for a in chosen}, bench)
+        if positions:
+            mm = score_windows_3d({a: pred[a] for a in chosen}, bench)
+            table = table.join(mm.set_axis(list(HORIZONS_MM), axis=1))
         label = model.get_params().get("random_state") if seed is None else seed
         frames[label] = table.assign(fit_seconds=fit_seconds)
     return pd.concat(frames, names=["seed", "action"])

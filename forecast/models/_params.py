@@ -7,6 +7,7 @@ table order, then the rules that tie several parameters together.
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from typing import Any
@@ -75,6 +76,13 @@ def none_or_positive(name: str, value: Any) -> None:
     """Check None or a number > 0."""
     if value is not None and not value > 0:
         raise ValueError(f"{name} must be None or > 0, got {value!r}")
+
+
+def non_negative(name: str, value: Any) -> None:
+    """Check a finite real number ``>= 0``."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (real and math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
 
 
 def none_or_non_negative(name: str, value: Any) -> None:
@@ -167,7 +175,42 @@ def _check_combinations(est: Any) -> None:
             f"context_length={est.context_length} must be a multiple of "
             f"patch_length={est.patch_length} (the encoder reads whole patches)"
         )
+    _check_dct(est)
     if est.patch_length > 1 and est.windowing != "sliding":
         raise ValueError(
             f"patch_length={est.patch_length} needs context windows: use windowing='sliding'"
+        )
+
+
+def _check_dct(est: Any) -> None:
+    """Check the temporal DCT options, channel mixing and the velocity term."""
+    if est.dct_input is not None:
+        if est.windowing != "sliding" or est.patch_length > 1:
+            raise ValueError(
+                f"dct_input={est.dct_input} reads context windows as coefficients: it needs "
+                "windowing='sliding' and patch_length=1"
+            )
+        if est.dct_input > est.context_length + est.horizon:
+            raise ValueError(
+                f"dct_input={est.dct_input} exceeds the {est.context_length + est.horizon} "
+                "steps of a window padded over the horizon (context_length + horizon)"
+            )
+    if est.dct_output is not None:
+        if est.strategy != "direct":
+            raise ValueError(f"dct_output needs strategy='direct', got {est.strategy!r}")
+        if est.dct_output > est.horizon:
+            raise ValueError(
+                f"dct_output={est.dct_output} exceeds horizon={est.horizon}: a DCT of "
+                f"{est.horizon} steps has at most {est.horizon} coefficients"
+            )
+    skipless = est.linear_skip is False or est.target_transform is not None
+    if est.channel_mixing and (skipless or est.windowing != "sliding"):
+        raise ValueError(
+            "channel_mixing mixes the linear skip path: it needs linear_skip (True or 'auto'), "
+            "windowing='sliding' and no target_transform"
+        )
+    if est.velocity_weight > 0 and (est.quantiles is not None or est.target_transform):
+        raise ValueError(
+            f"velocity_weight={est.velocity_weight} adds a loss of step changes to a point "
+            "loss of values: not with quantiles or target_transform='difference'"
         )

@@ -42,7 +42,8 @@ from forecast.models.neural_params import NEURAL_PARAMS
 from forecast.models.onnx_export import OnnxExportMixin
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
-from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
+from forecast.nn.heads import PointHead, QuantileHead
+from forecast.nn.net import ForecastNet
 from forecast.training.device import resolve_device
 from forecast.training.loop import TrainConfig, seeded, train
 from forecast.training.splits import default_split, held_out, length_reason, min_length
@@ -105,7 +106,8 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         Whether it forecasts step changes that are summed (``target_transform``).
     change_scale_ : ndarray of shape (n_targets,) or None
         Root mean square of the one-step changes of each target channel (scaled units) over
-        the training series, which divides the step changes read and forecast (None: neither).
+        the training series, which divides the step changes read, forecast and penalised by
+        ``velocity_weight`` (None: none of them).
     validation_series_ : list or None
         Keys of the series held out whole, by ``validation_series`` or by the rule under
         ``validation_fraction`` (None: tails).
@@ -148,15 +150,9 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
             return
         context, h, frac, _, _ = self._length_terms()
         need = min_length(context, h, frac, None, True)  # one window: no tail
+        recursive, least = self.strategy == "recursive", self._min_train_length()
         reason = length_reason(
-            context,
-            h,
-            self.strategy == "recursive",
-            frac,
-            None,
-            True,
-            self._min_train_length(),
-            held=held is not None,
+            context, h, recursive, frac, None, True, least, held=held is not None
         )
         for key, rows in lengths.items():
             V.check_length(rows, need, key, reason)
@@ -214,7 +210,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         self.validation_steps_ = None
         if self.validation_size is not None:
             self.validation_steps_ = steps(self.validation_size, "validation_size", self.freq_)
-        scaled = self.input_differences_ or self.difference_
+        scaled = self.input_differences_ or self.difference_ or self.velocity_weight > 0
         self.change_scale_ = change_scale(series) if scaled else None
 
     # ---------------------------------------------------------------- network
@@ -245,21 +241,24 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
                 patch=self.patch_length,
                 change_scale=torch.as_tensor(scale) if self.input_differences_ else None,
                 step_scale=torch.as_tensor(scale) if self.difference_ else None,
+                dct_input=self.dct_input,
+                mixing=bool(self.channel_mixing),
             )
 
     def _build_head(self, size: int) -> nn.Module:
         """Return the head reading the encoder's summary of ``size`` features."""
         shape = (size, self.head_horizon_, self.n_outputs_, self.n_future_)
-        levels = self._quantile_levels()
+        levels, k = self._quantile_levels(), self.dct_output
         if self.strategy == "seq2seq":
             return DecoderHead(*shape, residual=self.residual_)
         if levels:
-            return QuantileHead(*shape, n_quantiles=len(levels), middle=point_level(levels))
-        return PointHead(*shape)
+            middle = point_level(levels)
+            return QuantileHead(*shape, n_quantiles=len(levels), middle=middle, coefficients=k)
+        return PointHead(*shape, coefficients=k)
 
     def _n_tokens(self) -> int:
-        """Return the encoder tokens per context window (``context_length / patch_length``)."""
-        return int(self.context_length) // int(self.patch_length)
+        """Return the encoder tokens per window: ``dct_input`` or ``context_length / patch``."""
+        return int(self.dct_input or int(self.context_length) // int(self.patch_length))
 
     # -------------------------------------------------------------------- fit
     def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
@@ -300,8 +299,8 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
                 f"ends a context of {self.context_length} steps followed by {self.head_horizon_} "
                 "target steps before the validation tail"
             )
-        weight = self.horizon_weight_
-        scale = self.change_scale_ if self.difference_ else None
+        weight, scale = self.horizon_weight_, self.change_scale_
+        steps = None if scale is None else tuple(map(float, scale))
         config = TrainConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
@@ -317,8 +316,9 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
             quantiles=self.quantiles_,
             micro_batch_size=self.micro_batch_size,
             loss=self.loss,
-            step_scale=None if scale is None else tuple(map(float, scale)),
+            step_scale=steps if self.difference_ else None,
             lead_weight=None if weight is None else tuple(map(float, weight)),
+            velocity=None if steps is None else (self.velocity_weight, steps),
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
         results = []

@@ -3,7 +3,7 @@
 ``NEURAL_PARAMS`` is the table :class:`forecast.models.neural.NeuralForecaster` is declared
 with (:func:`forecast.models.declare.declare_params`); the families add their own records in
 front. Adding a shared parameter is one record here. The file is longer than 400 lines
-because it is one table of 43 records, most of it their numpydoc text (what ``help()``
+because it is one table of 47 records, most of it their numpydoc text (what ``help()``
 shows for every family); split, the one declaration would be two.
 
 What the ``"auto"`` values resolve to, resolved once in ``fit`` by
@@ -42,6 +42,7 @@ from forecast.models._params import (
     dropout,
     fraction,
     integer,
+    non_negative,
     none_or_integer,
     none_or_non_negative,
     one_of,
@@ -427,6 +428,52 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         residual forecast grows with the lead like that of the last value, zero velocity,
         and weighing every lead alike left the near leads of motion worse than zero
         velocity: CMU mocap validation split, ``experiments/results/cmu_mocap.md``).""",
+    ),
+    Param(
+        "dct_input",
+        None,
+        "int or None",
+        """Read each context window as a trajectory in a temporal DCT basis: the window is
+        padded with its last step repeated over the horizon (``context_length + horizon``
+        steps), transformed along time per input channel (orthonormal DCT-II) and truncated
+        to its first ``dct_input`` coefficients, and the encoder reads one token per
+        coefficient, lowest frequency first, instead of one per step (the input of LTD, Mao
+        et al. 2019, and siMLPe, Guo et al. 2023; :mod:`forecast.nn.dct`). Sliding windows
+        without patches; at most ``context_length + horizon``. None: one token a step.""",
+        integer(optional=True),
+    ),
+    Param(
+        "dct_output",
+        None,
+        "int or None",
+        """Forecast the first ``dct_output`` coefficients of a temporal DCT over the horizon
+        per channel instead of every step, and return their inverse transform: a smooth
+        trajectory of that many degrees of freedom per channel. With ``residual=True`` the
+        coefficients are those of the change from the last observed value (the residual in
+        the DCT basis of LTD and its successors). Direct strategy; at most ``horizon``.
+        None: one output a step.""",
+        integer(optional=True),
+    ),
+    Param(
+        "channel_mixing",
+        False,
+        "bool",
+        """Follow the linear skip path (``linear_skip``), a per-channel map of each channel's
+        own lags, by a learned linear map across channels that starts at the identity, so the
+        linear part of the forecast can move the channels together (joints of a skeleton);
+        the encoders mix channels already in their input layer. Needs ``linear_skip``.""",
+        one_of(True, False, says="True or False"),
+    ),
+    Param(
+        "velocity_weight",
+        0.0,
+        "float",
+        """Add this weight times the loss of the forecast's step changes (velocities, divided
+        by ``change_scale_``, each channel's root mean square one-step change) to the
+        training loss, as the motion-prediction literature does, so a forecast is also
+        trained to move at the right speed. 0: values only. Point forecasts; not with
+        ``target_transform="difference"``, whose loss is of step changes already.""",
+        non_negative,
     ),
 )
 """The shared parameters of the neural forecasters, in signature order."""

@@ -16,7 +16,7 @@ from forecast.models._batching import context_windows
 from forecast.models.declare import Param, declare_params
 from forecast.models.neural import NeuralForecaster
 from forecast.nn.ensemble import EnsembleNet
-from forecast.nn.heads import ForecastNet
+from forecast.nn.net import ForecastNet
 from forecast.nn.transformer import TransformerEncoder
 
 

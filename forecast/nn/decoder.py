@@ -7,7 +7,7 @@ own forecast, never the truth: no teacher forcing) and the covariates known for 
 a linear map of its state gives the step's value. With ``residual=True`` that map is a change
 added to the previous value (the residual connection of Res-sup.).
 
-Outputs are in the units :class:`forecast.nn.heads.ForecastNet` expects from a head: with
+Outputs are in the units :class:`forecast.nn.net.ForecastNet` expects from a head: with
 ``residual=True`` offsets from the last observed value (the network's last-value reference adds
 it back), otherwise the values themselves.
 """

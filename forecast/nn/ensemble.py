@@ -13,7 +13,7 @@ from torch import Tensor, nn
 
 
 class EnsembleNet(nn.Module):
-    """Average the forecasts of several :class:`~forecast.nn.heads.ForecastNet` members.
+    """Average the forecasts of several :class:`~forecast.nn.net.ForecastNet` members.
 
     Parameters
     ----------

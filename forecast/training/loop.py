@@ -166,6 +166,7 @@ class TrainConfig:
     loss: str = "mse"  # point loss, a key of LOSSES
     step_scale: tuple[float, ...] | None = None  # score step changes in these units (per channel)
     lead_weight: tuple[float, ...] | None = None  # weigh the loss of each forecast lead (mean 1)
+    velocity: tuple[float, tuple[float, ...]] | None = None  # weight and per-channel step scale
     micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
 
     @property
@@ -206,7 +207,7 @@ def train(
     Parameters
     ----------
     net : torch.nn.Module
-        A :class:`forecast.nn.heads.ForecastNet` or anything with the same calls.
+        A :class:`forecast.nn.net.ForecastNet` or anything with the same calls.
     train_data : WindowDataset or StreamChunks
         Training samples (sliding windows, or streams for truncated BPTT).
     val_data : WindowDataset or None
@@ -326,7 +327,9 @@ def check_final(
     net.eval()
     batch = next(iter(data.batches(min(config.slice_size, len(data)))))  # in order, no RNG
     pred = net(batch.x, batch.future)[0]  # (B, h, C) or (B, h, C, Q)
-    loss_fn = training_loss(config.quantiles, config.loss, config.step_scale, config.lead_weight)
+    loss_fn = training_loss(
+        config.quantiles, config.loss, config.step_scale, config.lead_weight, config.velocity
+    )
     loss = float(loss_fn(pred, batch.y))
     if not (math.isfinite(loss) and bool(torch.isfinite(pred).all())):
         raise RuntimeError(
@@ -351,7 +354,9 @@ def _epoch(
     :func:`data_parallel`): it takes the training steps, ``net`` evaluates.
     """
     lr = float(optimizer.param_groups[0]["lr"])
-    loss_fn = training_loss(config.quantiles, config.loss, config.step_scale, config.lead_weight)
+    loss_fn = training_loss(
+        config.quantiles, config.loss, config.step_scale, config.lead_weight, config.velocity
+    )
     loss = run_epoch(
         model,
         train_data,

@@ -100,6 +100,38 @@ class StepChangeLoss:
         return self.base(change, torch.zeros_like(change), mask, weight)
 
 
+class VelocityLoss:
+    """A point loss plus ``weight`` times the same loss of the forecast's step changes.
+
+    The velocity term is that of :class:`StepChangeLoss`: the step change of the error,
+    ``e[k] - e[k - 1]`` with ``e[0] = 0`` (forecast and target share the last observed
+    value), divided by ``scale`` per channel; it penalises a forecast that has the right
+    positions on average but the wrong speed or jitter (the velocity loss of the
+    motion-prediction literature). ``pred`` and ``target`` are ``(..., horizon, C)``.
+
+    Parameters
+    ----------
+    base : callable
+        ``base(pred, target, mask, weight)``, one of :data:`LOSSES`.
+    weight : float
+        Weight of the velocity term (> 0).
+    scale : sequence of float
+        Typical size of a one-step change per channel (positive).
+    """
+
+    def __init__(self, base: Callable[..., Tensor], weight: float, scale: Sequence[float]) -> None:
+        self.base = base
+        self.weight = float(weight)
+        self.changes = StepChangeLoss(base, scale)
+
+    def __call__(
+        self, pred: Tensor, target: Tensor, mask: Tensor | None = None, weight: Tensor | None = None
+    ) -> Tensor:
+        """Loss of the values plus the weighted loss of their step changes."""
+        values = self.base(pred, target, mask, weight)
+        return values + self.weight * self.changes(pred, target, mask, weight)
+
+
 class LeadWeightedLoss:
     """A loss whose elements at forecast lead ``k`` are multiplied by ``weights[k]``.
 
@@ -184,20 +216,29 @@ def training_loss(
     loss: str = "mse",
     step_scale: Sequence[float] | None = None,
     lead_weight: Sequence[float] | None = None,
+    velocity: tuple[float, Sequence[float]] | None = None,
 ) -> Callable[..., Tensor]:
     """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``.
 
     With ``step_scale`` (per channel) the point loss reads the forecast's step changes
-    (:class:`StepChangeLoss`); with ``lead_weight`` (one weight per lead) each lead's
-    elements are weighted (:class:`LeadWeightedLoss`).
+    (:class:`StepChangeLoss`); with ``velocity``, a weight and a scale per channel, the
+    point loss adds that of the step changes (:class:`VelocityLoss`); with ``lead_weight``
+    (one weight per lead) each lead's elements are weighted (:class:`LeadWeightedLoss`).
     """
     base: Callable[..., Tensor]
+    moves = velocity is not None and velocity[0] > 0
     if quantiles:
+        if moves:
+            raise ValueError("the velocity term is for point forecasts, not quantiles")
         base = PinballLoss(quantiles)
     elif loss not in LOSSES:
         raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")
     else:
         base = LOSSES[loss] if step_scale is None else StepChangeLoss(LOSSES[loss], step_scale)
+        if moves and velocity is not None:
+            if step_scale is not None:
+                raise ValueError("a loss of step changes has no separate velocity term")
+            base = VelocityLoss(base, *velocity)
     if lead_weight is None:
         return base
     return LeadWeightedLoss(base, lead_weight, lead_axis=-3 if quantiles else -2)

@@ -6,6 +6,7 @@ from forecast import ConstantVelocity, GRUForecaster, Naive
 from forecast.datasets import expmap_columns
 from forecast.evaluation.motion import (
     HORIZONS,
+    HORIZONS_MM,
     OBSERVED,
     PREDICTED,
     SEED,
@@ -18,6 +19,7 @@ from forecast.evaluation.motion import (
     score_windows,
     zero_velocity,
 )
+from forecast.evaluation.motion3d import score_windows_3d
 
 A, B = 0.01, -0.005  # slopes (radians per frame) of the two channels that move
 FRAMES = (2, 4, 8, 10, 25)  # forecast frames of 80, 160, 320, 400 and 1000 ms
@@ -113,6 +115,28 @@ def test_baselines_through_the_entry_function(bench, history):
     np.testing.assert_allclose(velocity[list(HORIZONS)].to_numpy(), 0.0, atol=1e-9)
     walking = motion_benchmark(Naive(), benchmark=bench, actions=["walking"])
     assert list(walking.index.get_level_values("action")) == ["walking"]
+
+
+def test_positions_add_the_3d_error_columns(bench):
+    # a CMU-sized benchmark (117 dimensions): the 4-joint one of `frames` gets 34 still joints
+    def widen(f):
+        wide = pd.DataFrame(0.0, index=f.index, columns=expmap_columns(117))
+        wide[f.columns] = f
+        return wide
+
+    cmu = MotionBenchmark.from_frames({k: widen(f) for k, f in frames().items()})
+    table = motion_benchmark(Naive(), benchmark=cmu, positions=True)
+    assert list(table.columns) == [*HORIZONS, *HORIZONS_MM, "fit_seconds"]
+    assert HORIZONS_MM == ("80 ms mm", "160 ms mm", "320 ms mm", "400 ms mm", "1000 ms mm")
+    hand = [k * np.hypot(A, B) for k in FRAMES]  # the Euler-angle columns are unchanged
+    np.testing.assert_allclose(table[list(HORIZONS)].to_numpy(), [hand, hand], atol=1e-12)
+    mm = score_windows_3d(zero_velocity(cmu), cmu)  # Naive is zero velocity
+    np.testing.assert_allclose(table[list(HORIZONS_MM)].droplevel("seed"), mm, atol=1e-9)
+    assert (mm.to_numpy() > 0).all()
+    plain = motion_benchmark(Naive(), benchmark=cmu)
+    assert list(plain.columns) == [*HORIZONS, "fit_seconds"]
+    with pytest.raises(ValueError, match="needs the 117 CMU exp-map dimensions"):
+        motion_benchmark(Naive(), benchmark=bench, positions=True)
 
 
 def test_forecast_windows_shapes(bench):

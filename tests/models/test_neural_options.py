@@ -16,7 +16,7 @@ from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.nn.ensemble import EnsembleNet
-from forecast.nn.heads import ForecastNet
+from forecast.nn.net import ForecastNet
 from tests.conftest import TINY_NEURAL, make_series, neural_families
 
 TINY = TINY_NEURAL

@@ -11,7 +11,8 @@ from forecast.models import get_estimator
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.recurrent import GRUForecaster
 from forecast.models.transformer import TransformerForecaster
-from forecast.nn.heads import ForecastNet, PointHead
+from forecast.nn.heads import PointHead
+from forecast.nn.net import ForecastNet
 from forecast.nn.recurrent import GRUEncoder
 from tests.conftest import TINY_NEURAL as TINY
 from tests.conftest import make_series

@@ -4,7 +4,8 @@ import pytest
 import torch
 from torch import nn
 
-from forecast.nn.heads import DirectHead, ForecastNet, PointHead
+from forecast.nn.heads import DirectHead, PointHead
+from forecast.nn.net import ForecastNet
 from forecast.nn.recurrent import (
     ElmanEncoder,
     GRUEncoder,

@@ -2,7 +2,8 @@ import pytest
 import torch
 
 from forecast.nn.ensemble import EnsembleNet
-from forecast.nn.heads import ForecastNet, PointHead
+from forecast.nn.heads import PointHead
+from forecast.nn.net import ForecastNet
 from forecast.nn.recurrent import build_recurrent
 from forecast.nn.reference import reference_positions, seasonal_reference, window_stats
 

@@ -4,7 +4,8 @@ import pytest
 import torch
 from torch import nn
 
-from forecast.nn.heads import ForecastNet, PointHead
+from forecast.nn.heads import PointHead
+from forecast.nn.net import ForecastNet
 from forecast.nn.recurrent import build_recurrent
 from forecast.nn.reference import step_changes, window_stats
 

@@ -49,8 +49,17 @@ def test_onnx_forecast_equals_torch_predict(cls, quantiles, data, tmp_path):
         dict(residual=True, strategy="recursive", quantiles=LEVELS),
         dict(normalization="window", linear_skip=True, n_ensemble=2),
         dict(target_transform="difference", input_differences=True, patch_length=4),
+        dict(residual=True, dct_input=20, dct_output=3, channel_mixing=True, quantiles=LEVELS),
     ],
-    ids=["recursive", "seq2seq", "residual", "residual-recursive-q", "norm-skip-ens", "diff"],
+    ids=[
+        "recursive",
+        "seq2seq",
+        "residual",
+        "residual-recursive-q",
+        "norm-skip-ens",
+        "diff",
+        "dct",
+    ],
 )
 def test_options_export_and_forecast_alike(options, data, tmp_path):
     from forecast.models.recurrent import GRUForecaster

@@ -7,7 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from forecast.nn.heads import ForecastNet, PointHead, QuantileHead
+from forecast.nn.heads import PointHead, QuantileHead
+from forecast.nn.net import ForecastNet
 from forecast.nn.recurrent import build_recurrent
 from forecast.training.accumulate import accumulate_batch, cat_state_rows, state_rows
 from forecast.training.loop import PinballLoss, masked_mse, run_epoch

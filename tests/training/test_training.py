@@ -5,7 +5,8 @@ import pytest
 import torch
 from torch import nn
 
-from forecast.nn.heads import ForecastNet, PointHead
+from forecast.nn.heads import PointHead
+from forecast.nn.net import ForecastNet
 from forecast.nn.recurrent import build_recurrent
 from forecast.training.callbacks import Callback
 from forecast.training.device import resolve_device
