@@ -43,6 +43,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from forecast.datasets import constant_columns, load
+from forecast.evaluation.memory import PeakRSS
 from forecast.evaluation.metrics import euler_angle_error
 from forecast.evaluation.motion3d import (
     FRAME_INDEX,
@@ -76,8 +77,7 @@ __all__ = [
 SEED = 1234567890  # the reference code's test seed
 N_WINDOWS = 8  # windows per action
 GLOBAL_COLUMNS = ("root_x", "root_y", "root_z", "j0_x", "j0_y", "j0_z")
-_SPLITS = ("test", "validation")
-_HISTORIES = ("window", "sequence")
+_SPLITS, _HISTORIES = ("test", "validation"), ("window", "sequence")
 
 
 def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -350,8 +350,10 @@ def motion_benchmark(
     -------
     DataFrame
         One row per (``seed``, ``action``), columns :data:`HORIZONS` (radians), with
-        ``positions`` then :data:`HORIZONS_MM` (millimetres), then ``fit_seconds``. The
-        mean over actions of one seed is ``table.groupby("seed").mean()``.
+        ``positions`` then :data:`HORIZONS_MM` (millimetres), then ``fit_seconds`` and
+        ``fit_peak_mb`` (peak resident memory of the process during the fit,
+        :class:`~forecast.evaluation.memory.PeakRSS`). The mean over actions of one seed is
+        ``table.groupby("seed").mean()``.
 
     Examples
     --------
@@ -368,19 +370,20 @@ def motion_benchmark(
     _check("history", history, _HISTORIES)
     if seeds is not None and len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must not repeat, got {list(seeds)}")
-    frames = {}
+    frames, peak = {}, PeakRSS()
     for seed in [None] if seeds is None else list(seeds):
         model = _build(estimator, seed)
+        peak.start()
         start = time.perf_counter()
         model.fit(bench.train)
-        fit_seconds = time.perf_counter() - start
+        fit_seconds, fit_peak_mb = time.perf_counter() - start, peak.peak_mb()
         pred = forecast_windows(model, bench, history)
         table = score_windows({a: pred[a] for a in chosen}, bench)
         if positions:
             mm = score_windows_3d({a: pred[a] for a in chosen}, bench)
             table = table.join(mm.set_axis(list(HORIZONS_MM), axis=1))
         label = model.get_params().get("random_state") if seed is None else seed
-        frames[label] = table.assign(fit_seconds=fit_seconds)
+        frames[label] = table.assign(fit_seconds=fit_seconds, fit_peak_mb=fit_peak_mb)
     return pd.concat(frames, names=["seed", "action"])
 
 

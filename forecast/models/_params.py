@@ -12,6 +12,8 @@ import numbers
 import re
 from typing import Any
 
+import numpy as np
+
 from forecast.frames.quantiles import check_levels
 from forecast.models.declare import Check
 
@@ -108,6 +110,37 @@ def train_origins(name: str, value: Any) -> None:
     raise ValueError(
         f"{name} must be 'auto', None, an int >= 1, 'HH:MM' or a list of 'HH:MM', got {value!r}"
     )
+
+
+def channel_weight(name: str, value: Any) -> None:
+    """Check None, ``"scale"`` or a sequence of non-negative numbers, not all zero."""
+    if value is None or (isinstance(value, str) and value == "scale"):
+        return
+    try:
+        weights = [float(v) for v in value] if not isinstance(value, str) else None
+    except (TypeError, ValueError):
+        weights = None
+    if not weights or not all(math.isfinite(w) and w >= 0 for w in weights) or not any(weights):
+        raise ValueError(
+            f"{name} must be None, 'scale' or one weight >= 0 per target column (not all "
+            f"zero), got {value!r}"
+        )
+
+
+def seed_of(random_state: Any) -> int:
+    """Return the int seed of a ``random_state`` (drawn when None, or from a generator)."""
+    if random_state is None:
+        return int(np.random.default_rng().integers(2**31))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2**31))
+    return int(random_state)
+
+
+def floats(values: Any) -> tuple[float, ...] | None:
+    """Return ``values`` as a tuple of floats (None stays None)."""
+    return None if values is None else tuple(map(float, values))
 
 
 def check_params(est: Any) -> None:

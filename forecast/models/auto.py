@@ -119,3 +119,36 @@ def resolve_origins(spec: Any, n_steps: int, sliding: bool) -> int | tuple[str, 
 
 def _auto(value: Any) -> bool:
     return isinstance(value, str) and value == "auto"
+
+
+def channel_weights(
+    spec: Any, scale: np.ndarray | None, n_targets: int, power: int
+) -> np.ndarray | None:
+    """Resolve ``channel_weight`` into one weight per target channel of mean 1 (or None).
+
+    Parameters
+    ----------
+    spec : None, "scale" or sequence of float
+        The parameter (checked).
+    scale : ndarray of shape (n_targets,) or None
+        Training standard deviation of each target channel (None: targets not scaled).
+    n_targets : int
+        Target channels.
+    power : int
+        Exponent of the scale with ``"scale"``: 2 for a squared-error loss, 1 otherwise.
+
+    Returns
+    -------
+    ndarray of shape (n_targets,) or None
+    """
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        weights = np.ones(n_targets) if scale is None else np.asarray(scale, float) ** power
+    else:
+        weights = np.asarray(spec, dtype=float).reshape(-1)
+        if len(weights) != n_targets:
+            raise ValueError(
+                f"channel_weight has {len(weights)} weight(s) for {n_targets} target column(s)"
+            )
+    return weights / weights.mean()

@@ -28,12 +28,13 @@ from forecast.models._batching import (
     rollout,
     training_data,
 )
-from forecast.models._params import check_params
+from forecast.models._params import check_params, floats, seed_of
 from forecast.models._steps import origin_masks, steps
 from forecast.models.auto import (  # noqa: F401 (the constants were public here in 0.1.0)
     AUTO_ORIGINS,
     AUTO_RESIDUAL_DROPOUT,
     AUTO_RESIDUAL_HORIZON_WEIGHT,
+    channel_weights,
     resolve_auto,
 )
 from forecast.models.declare import declare_params
@@ -87,6 +88,8 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         The encoder's dropout (``dropout`` resolved).
     horizon_weight_ : ndarray of shape (head_horizon_,) or None
         Weights of the leads in the training loss, mean 1 (None: alike).
+    channel_weight_ : ndarray of shape (n_outputs_,) or None
+        Weights of the target channels in the training loss, mean 1 (None: alike).
     input_differences_ : bool
         Whether the encoder also reads the step changes (``input_differences`` resolved).
     normalize_ : bool
@@ -176,13 +179,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         check_params(self)
 
     def _seed(self) -> int:
-        if self.random_state is None:
-            return int(np.random.default_rng().integers(2**31))
-        if isinstance(self.random_state, np.random.Generator):
-            return int(self.random_state.integers(2**31))
-        if isinstance(self.random_state, np.random.RandomState):
-            return int(self.random_state.randint(2**31))
-        return int(self.random_state)
+        return seed_of(self.random_state)
 
     def _resolve_options(self, series: list[SeriesArrays]) -> None:
         """Set every resolved option (``dropout_``, ``normalize_``, ...) from the params."""
@@ -211,6 +208,8 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         if self.validation_size is not None:
             self.validation_steps_ = steps(self.validation_size, "validation_size", self.freq_)
         scaled = self.input_differences_ or self.difference_ or self.velocity_weight > 0
+        scale, power = getattr(self.scaler_, "scale_", None), 2 if self.loss == "mse" else 1
+        self.channel_weight_ = channel_weights(self.channel_weight, scale, self.n_outputs_, power)
         self.change_scale_ = change_scale(series) if scaled else None
 
     # ---------------------------------------------------------------- network
@@ -300,7 +299,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
                 "target steps before the validation tail"
             )
         weight, scale = self.horizon_weight_, self.change_scale_
-        steps = None if scale is None else tuple(map(float, scale))
+        steps = floats(scale)
         config = TrainConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
@@ -317,8 +316,9 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
             micro_batch_size=self.micro_batch_size,
             loss=self.loss,
             step_scale=steps if self.difference_ else None,
-            lead_weight=None if weight is None else tuple(map(float, weight)),
+            lead_weight=floats(weight),
             velocity=None if steps is None else (self.velocity_weight, steps),
+            channel_weight=floats(self.channel_weight_),
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
         results = []

@@ -3,7 +3,7 @@
 ``NEURAL_PARAMS`` is the table :class:`forecast.models.neural.NeuralForecaster` is declared
 with (:func:`forecast.models.declare.declare_params`); the families add their own records in
 front. Adding a shared parameter is one record here. The file is longer than 400 lines
-because it is one table of 47 records, most of it their numpydoc text (what ``help()``
+because it is one table of 48 records, most of it their numpydoc text (what ``help()``
 shows for every family); split, the one declaration would be two.
 
 What the ``"auto"`` values resolve to, resolved once in ``fit`` by
@@ -39,6 +39,7 @@ split, :data:`forecast.models.auto.MOTION_PRESET` spells them out):
 from __future__ import annotations
 
 from forecast.models._params import (
+    channel_weight,
     dropout,
     fraction,
     integer,
@@ -474,6 +475,20 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         trained to move at the right speed. 0: values only. Point forecasts; not with
         ``target_transform="difference"``, whose loss is of step changes already.""",
         non_negative,
+    ),
+    Param(
+        "channel_weight",
+        None,
+        'None, "scale" or sequence of float',
+        """Weight of each target channel in the training loss (and the loss early stopping
+        watches), normalised to mean 1 (``channel_weight_``). None: every channel alike in
+        its scaled units, as if each channel mattered equally. ``"scale"``: each channel by
+        its training standard deviation (squared for ``loss="mse"``), so the loss is that of
+        the data's own units: right when the channels share a unit and the error that counts
+        adds them up (joint angles in radians, the load of zones in MW), where an all but
+        constant channel should not weigh as much as one that moves. A sequence: one weight
+        per target column.""",
+        channel_weight,
     ),
 )
 """The shared parameters of the neural forecasters, in signature order."""

@@ -167,7 +167,19 @@ class TrainConfig:
     step_scale: tuple[float, ...] | None = None  # score step changes in these units (per channel)
     lead_weight: tuple[float, ...] | None = None  # weigh the loss of each forecast lead (mean 1)
     velocity: tuple[float, tuple[float, ...]] | None = None  # weight and per-channel step scale
+    channel_weight: tuple[float, ...] | None = None  # weigh the loss of each channel (mean 1)
     micro_batch_size: int | None = None  # windows (streams) per forward/backward at most
+
+    def loss_function(self) -> Callable[..., Tensor]:
+        """Return the training loss these settings describe (:func:`training_loss`)."""
+        return training_loss(
+            self.quantiles,
+            self.loss,
+            self.step_scale,
+            self.lead_weight,
+            self.velocity,
+            self.channel_weight,
+        )
 
     @property
     def slice_size(self) -> int:
@@ -327,9 +339,7 @@ def check_final(
     net.eval()
     batch = next(iter(data.batches(min(config.slice_size, len(data)))))  # in order, no RNG
     pred = net(batch.x, batch.future)[0]  # (B, h, C) or (B, h, C, Q)
-    loss_fn = training_loss(
-        config.quantiles, config.loss, config.step_scale, config.lead_weight, config.velocity
-    )
+    loss_fn = config.loss_function()
     loss = float(loss_fn(pred, batch.y))
     if not (math.isfinite(loss) and bool(torch.isfinite(pred).all())):
         raise RuntimeError(
@@ -354,9 +364,7 @@ def _epoch(
     :func:`data_parallel`): it takes the training steps, ``net`` evaluates.
     """
     lr = float(optimizer.param_groups[0]["lr"])
-    loss_fn = training_loss(
-        config.quantiles, config.loss, config.step_scale, config.lead_weight, config.velocity
-    )
+    loss_fn = config.loss_function()
     loss = run_epoch(
         model,
         train_data,

@@ -133,31 +133,46 @@ class VelocityLoss:
 
 
 class LeadWeightedLoss:
-    """A loss whose elements at forecast lead ``k`` are multiplied by ``weights[k]``.
+    """A loss whose elements at forecast lead ``k`` and channel ``c`` are weighted.
+
+    Each element is multiplied by ``weights[k] * channels[c]`` (either factor 1 when not
+    given).
 
     Parameters
     ----------
     base : callable
         ``base(pred, target, mask, weight)``: a point, pinball or step-change loss.
-    weights : sequence of float
+    weights : sequence of float or None
         One non-negative weight per lead (mean 1 keeps the loss's scale).
     lead_axis : int
         Axis of ``pred`` that holds the leads: -2 for point forecasts ``(..., h, C)``, -3
-        for quantile forecasts ``(..., h, C, Q)``.
+        for quantile forecasts ``(..., h, C, Q)``; the channels are the axis after it.
+    channels : sequence of float, optional
+        One non-negative weight per target channel (mean 1 keeps the loss's scale).
     """
 
     def __init__(
-        self, base: Callable[..., Tensor], weights: Sequence[float], lead_axis: int = -2
+        self,
+        base: Callable[..., Tensor],
+        weights: Sequence[float] | None,
+        lead_axis: int = -2,
+        channels: Sequence[float] | None = None,
     ) -> None:
         self.base = base
-        self.weights = torch.as_tensor([float(w) for w in weights])
+        self.weights = None if weights is None else torch.as_tensor([float(w) for w in weights])
+        self.channels = None if channels is None else torch.as_tensor([float(w) for w in channels])
         self.lead_axis = int(lead_axis)
 
     def __call__(self, pred: Tensor, target: Tensor, mask: Tensor | None = None) -> Tensor:
-        """Return the base loss with each lead's elements weighted (``mask`` as in ``base``)."""
-        shape = [1] * pred.dim()
-        shape[self.lead_axis] = -1
-        weight = self.weights.to(device=pred.device, dtype=pred.dtype).view(shape)
+        """Return the base loss with each element weighted (``mask`` as in ``base``)."""
+        weight = None
+        for axis, factor in ((self.lead_axis, self.weights), (self.lead_axis + 1, self.channels)):
+            if factor is None:
+                continue
+            shape = [1] * pred.dim()
+            shape[axis] = -1
+            term = factor.to(device=pred.device, dtype=pred.dtype).view(shape)
+            weight = term if weight is None else weight * term
         return self.base(pred, target, mask, weight)
 
 
@@ -217,13 +232,15 @@ def training_loss(
     step_scale: Sequence[float] | None = None,
     lead_weight: Sequence[float] | None = None,
     velocity: tuple[float, Sequence[float]] | None = None,
+    channel_weight: Sequence[float] | None = None,
 ) -> Callable[..., Tensor]:
     """Return the training loss: the pinball loss of ``quantiles``, else ``LOSSES[loss]``.
 
     With ``step_scale`` (per channel) the point loss reads the forecast's step changes
     (:class:`StepChangeLoss`); with ``velocity``, a weight and a scale per channel, the
     point loss adds that of the step changes (:class:`VelocityLoss`); with ``lead_weight``
-    (one weight per lead) each lead's elements are weighted (:class:`LeadWeightedLoss`).
+    (one weight per lead) and ``channel_weight`` (one per target channel) each lead's and
+    channel's elements are weighted (:class:`LeadWeightedLoss`).
     """
     base: Callable[..., Tensor]
     moves = velocity is not None and velocity[0] > 0
@@ -239,6 +256,7 @@ def training_loss(
             if step_scale is not None:
                 raise ValueError("a loss of step changes has no separate velocity term")
             base = VelocityLoss(base, *velocity)
-    if lead_weight is None:
+    if lead_weight is None and channel_weight is None:
         return base
-    return LeadWeightedLoss(base, lead_weight, lead_axis=-3 if quantiles else -2)
+    axis = -3 if quantiles else -2
+    return LeadWeightedLoss(base, lead_weight, lead_axis=axis, channels=channel_weight)

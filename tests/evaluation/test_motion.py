@@ -108,7 +108,7 @@ def test_zero_velocity_error_by_hand(bench):
 def test_baselines_through_the_entry_function(bench, history):
     naive = motion_benchmark(Naive(), benchmark=bench, history=history)
     assert naive.index.names == ["seed", "action"] and len(naive) == 2
-    assert list(naive.columns) == [*HORIZONS, "fit_seconds"]
+    assert list(naive.columns) == [*HORIZONS, "fit_seconds", "fit_peak_mb"]
     hand = [k * np.hypot(A, B) for k in FRAMES]
     np.testing.assert_allclose(naive[list(HORIZONS)].to_numpy(), [hand, hand], atol=1e-12)
     velocity = motion_benchmark(ConstantVelocity(window=1), benchmark=bench, history=history)
@@ -126,7 +126,7 @@ def test_positions_add_the_3d_error_columns(bench):
 
     cmu = MotionBenchmark.from_frames({k: widen(f) for k, f in frames().items()})
     table = motion_benchmark(Naive(), benchmark=cmu, positions=True)
-    assert list(table.columns) == [*HORIZONS, *HORIZONS_MM, "fit_seconds"]
+    assert list(table.columns) == [*HORIZONS, *HORIZONS_MM, "fit_seconds", "fit_peak_mb"]
     assert HORIZONS_MM == ("80 ms mm", "160 ms mm", "320 ms mm", "400 ms mm", "1000 ms mm")
     hand = [k * np.hypot(A, B) for k in FRAMES]  # the Euler-angle columns are unchanged
     np.testing.assert_allclose(table[list(HORIZONS)].to_numpy(), [hand, hand], atol=1e-12)
@@ -134,7 +134,7 @@ def test_positions_add_the_3d_error_columns(bench):
     np.testing.assert_allclose(table[list(HORIZONS_MM)].droplevel("seed"), mm, atol=1e-9)
     assert (mm.to_numpy() > 0).all()
     plain = motion_benchmark(Naive(), benchmark=cmu)
-    assert list(plain.columns) == [*HORIZONS, "fit_seconds"]
+    assert list(plain.columns) == [*HORIZONS, "fit_seconds", "fit_peak_mb"]
     with pytest.raises(ValueError, match="needs the 117 CMU exp-map dimensions"):
         motion_benchmark(Naive(), benchmark=bench, positions=True)
 

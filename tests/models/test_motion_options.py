@@ -83,3 +83,19 @@ def test_motion_options_survive_clone_and_save_load(tmp_path):
 def test_bad_motion_options_raise_a_clear_error(params, message):
     with pytest.raises(ValueError, match=message):
         GRUForecaster(**TINY_NEURAL, **params).fit(make_series(200))
+
+
+def test_channel_weight_scale_weighs_channels_by_their_spread():
+    df = make_series(200, channels=2)
+    df.iloc[:, 1] *= 10.0  # the second channel moves ten times as much
+    model = GRUForecaster(**TINY_NEURAL, channel_weight="scale").fit(df)
+    var = df.std(ddof=0).to_numpy() ** 2  # the scaler's spread, squared for mse
+    np.testing.assert_allclose(model.channel_weight_, var / var.mean())
+    assert model.channel_weight_[1] > 50 * model.channel_weight_[0]
+    given = GRUForecaster(**TINY_NEURAL, channel_weight=[1.0, 3.0]).fit(df)
+    np.testing.assert_allclose(given.channel_weight_, [0.5, 1.5])
+    assert GRUForecaster(**TINY_NEURAL).fit(df).channel_weight_ is None
+    with pytest.raises(ValueError, match="2 target column"):
+        GRUForecaster(**TINY_NEURAL, channel_weight=[1.0]).fit(df)
+    with pytest.raises(ValueError, match="channel_weight must be None, 'scale'"):
+        GRUForecaster(**TINY_NEURAL, channel_weight=[-1.0, 1.0]).fit(df)

@@ -33,3 +33,13 @@ def test_training_loss_wraps_lead_weights_around_the_velocity_term():
         training_loss((0.1, 0.5, 0.9), velocity=(1.0, (1.0,)))
     with pytest.raises(ValueError, match="no separate velocity term"):
         training_loss(None, "mse", (1.0,), velocity=(1.0, (1.0,)))
+
+
+def test_channel_weights_multiply_each_channels_elements():
+    pred = torch.tensor([[[1.0, 2.0], [1.0, 2.0]]])  # (1, h=2, C=2)
+    target = torch.zeros(1, 2, 2)
+    # squared errors 1 and 4 per step; channel weights 1.5 and 0.5: (1.5 + 2) / 2
+    fn = training_loss(None, "mse", channel_weight=(1.5, 0.5))
+    assert float(fn(pred, target)) == pytest.approx((1.5 * 1 + 0.5 * 4) / 2)
+    both = training_loss(None, "mse", lead_weight=(2.0, 0.0), channel_weight=(1.5, 0.5))
+    assert float(both(pred, target)) == pytest.approx(2 * (1.5 * 1 + 0.5 * 4) / 4)
