@@ -1,4 +1,4 @@
-"""The CMU-mocap exp-map benchmark protocol of the motion-prediction literature.
+"""The CMU-mocap exp-map benchmark protocol: forecasts, scores and :func:`motion_benchmark`.
 
 The protocol of Li et al. (2018), as later papers use it, on ``load("cmu-mocap")``:
 
@@ -9,14 +9,17 @@ The protocol of Li et al. (2018), as later papers use it, on ``load("cmu-mocap")
 * windows: for each test file (one per action), ``numpy.random.RandomState(1234567890)``,
   re-seeded per action, draws 8 start frames ``idx = randint(0, n - 75)``; frames
   ``idx .. idx + 49`` are observed and ``idx + 50 .. idx + 74`` predicted (the reference
-  code's ``get_test_batch``);
+  code's ``get_test_batch``). ``windows="all"`` takes every start ``0 .. n - 75`` instead,
+  as the 3-D results of MSR-GCN and PGBIG are averaged, and an int draws that many; the
+  data side (:class:`MotionBenchmark`, the windows and their ground truth) lives in
+  :mod:`forecast.evaluation.motion_data`, re-exported here;
 * full 117-dimensional vectors are rebuilt as the reference ``unNormalizeData`` does: the
   dimensions that are not modelled carry the training mean, in the ground truth and in every
   forecast;
 * error: :func:`~forecast.evaluation.metrics.euler_angle_error` of the 75 true frames against
   the 50 observed frames followed by the 25 forecast ones (its near-constant filter sees all
   75 frames, as in the reference), kept for the forecast frames 2/4/8/10/25 (80, 160, 320,
-  400 and 1000 ms); the mean over the 8 windows of an action, then over actions;
+  400 and 1000 ms); the mean over the windows of an action, then over actions;
 * 3-D error (``positions=True``): the mean per-joint position error in millimetres of the
   same windows, as :mod:`forecast.evaluation.motion3d` describes.
 
@@ -34,15 +37,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from forecast.datasets import constant_columns, load
 from forecast.evaluation.memory import PeakRSS
 from forecast.evaluation.metrics import euler_angle_error
 from forecast.evaluation.motion3d import (
@@ -56,6 +57,16 @@ from forecast.evaluation.motion3d import (
     full_vectors,
     score_windows_3d,
 )
+from forecast.evaluation.motion_data import (
+    N_WINDOWS,
+    MotionBenchmark,
+    _check,
+    _check_windows,
+    action_of,
+    draw_windows,
+    load_motion_benchmark,
+)
+from forecast.evaluation.motion_data import SEED as SEED  # importable here, as before
 
 __all__ = [
     "HORIZONS",
@@ -74,173 +85,12 @@ __all__ = [
     "zero_velocity",
 ]
 
-SEED = 1234567890  # the reference code's test seed
-N_WINDOWS = 8  # windows per action
-GLOBAL_COLUMNS = ("root_x", "root_y", "root_z", "j0_x", "j0_y", "j0_z")
-_SPLITS, _HISTORIES = ("test", "validation"), ("window", "sequence")
-
-
-def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-
-
-def action_of(key: str) -> str:
-    """Return the action of a file key: ``"train/walking_3"`` -> ``"walking"``."""
-    return key.split("/", 1)[1].rsplit("_", 1)[0]
-
-
-def draw_windows(n_frames: int, n_windows: int = N_WINDOWS, seed: int = SEED) -> list[int]:
-    """First frames of the reference code's windows of one sequence of ``n_frames`` frames.
-
-    Parameters
-    ----------
-    n_frames : int
-        Frames of the sequence (after subsampling); more than 75.
-    n_windows : int, default=8
-        Windows drawn.
-    seed : int, default=1234567890
-        Seed of ``numpy.random.RandomState``, re-seeded for every sequence.
-
-    Returns
-    -------
-    list of int
-        ``randint(0, n_frames - 75)`` drawn ``n_windows`` times.
-    """
-    if n_frames <= OBSERVED + PREDICTED:
-        raise ValueError(f"a sequence of {n_frames} frames is too short for a window of 75 frames")
-    rng = np.random.RandomState(seed)
-    return [int(rng.randint(0, n_frames - OBSERVED - PREDICTED)) for _ in range(n_windows)]
-
-
-@dataclass
-class MotionBenchmark:
-    """Training sequences and the benchmark windows with their ground truth.
-
-    Attributes
-    ----------
-    train : dict of str to DataFrame
-        Training sequences (file key -> frame of the modelled channels).
-    test : dict of str to DataFrame
-        The sequence the windows of each action are cut from (modelled channels).
-    starts : dict of str to list of int
-        First frame of each window, per action.
-    truth : dict of str to ndarray
-        Per action, the ``(8, 75, 117)`` exp-map ground truth of the windows, with the
-        dimensions that are not modelled set to ``fill``.
-    columns : list of str
-        Modelled channels.
-    all_columns : list of str
-        Every exp-map dimension.
-    fill : ndarray
-        Training mean of every dimension (the value of those not modelled).
-    """
-
-    train: dict[str, pd.DataFrame]
-    test: dict[str, pd.DataFrame]
-    starts: dict[str, list[int]]
-    truth: dict[str, np.ndarray]
-    columns: list[str]
-    all_columns: list[str]
-    fill: np.ndarray
-
-    @classmethod
-    def from_frames(cls, frames: dict[str, pd.DataFrame], split: str = "test") -> MotionBenchmark:
-        """Build the benchmark from sequences keyed ``"train/<action>_<n>"``/``"test/..."``.
-
-        Parameters
-        ----------
-        frames : dict of str to DataFrame
-            Exp-map sequences with all dimensions, as ``load("cmu-mocap")`` returns them.
-        split : {"test", "validation"}
-            Windows from the test files, or from the last training file of each action
-            (held out of ``train``).
-
-        Returns
-        -------
-        MotionBenchmark
-        """
-        _check("split", split, _SPLITS)
-        train_full = {k: f for k, f in frames.items() if k.startswith("train/")}
-        if not train_full:
-            raise ValueError("no training sequence: keys must start with 'train/'")
-        all_columns = list(next(iter(train_full.values())).columns)
-        constant = set(constant_columns(train_full.values()))
-        columns = [c for c in all_columns if c not in constant and c not in GLOBAL_COLUMNS]
-        fill = pd.concat(list(train_full.values())).to_numpy().mean(axis=0)
-        if split == "test":
-            sources = {action_of(k): f for k, f in sorted(frames.items()) if k.startswith("test/")}
-            held: set[str] = set()
-        else:
-            last = _last_files(list(train_full))
-            sources, held = {a: train_full[k] for a, k in last.items()}, set(last.values())
-        if not sources:
-            raise ValueError(f"no sequence to draw {split} windows from")
-        not_modelled = np.array([c not in columns for c in all_columns])
-        test, starts, truth = {}, {}, {}
-        for action, frame in sources.items():
-            try:
-                starts[action] = draw_windows(len(frame))
-            except ValueError as err:
-                raise ValueError(f"{split} sequence of {action!r}: {err}") from err
-            values = frame.to_numpy().copy()
-            values[:, not_modelled] = fill[not_modelled]
-            test[action] = frame[columns]
-            span = OBSERVED + PREDICTED
-            truth[action] = np.stack([values[i : i + span] for i in starts[action]])
-        train = {k: f[columns] for k, f in train_full.items() if k not in held}
-        return cls(train, test, starts, truth, columns, all_columns, fill)
-
-    @property
-    def actions(self) -> list[str]:
-        """Actions with windows, in order."""
-        return list(self.truth)
-
-    def origins(self, action: str) -> pd.DatetimeIndex:
-        """Timestamps of the last observed frame of each window of ``action``."""
-        frame = self.test[action]
-        return cast(pd.DatetimeIndex, frame.index[[i + OBSERVED - 1 for i in self.starts[action]]])
-
-    def windows(self) -> dict[str, pd.DataFrame]:
-        """Return the 50 observed frames of each window, keyed ``"<action>/<k>"``."""
-        return {
-            f"{action}/{k}": self.test[action].iloc[start : start + OBSERVED]
-            for action in self.actions
-            for k, start in enumerate(self.starts[action])
-        }
-
-
-def _last_files(keys: list[str]) -> dict[str, str]:
-    """Return the last training file of each action (highest file number), action -> key."""
-    last: dict[str, str] = {}
-    for key in sorted(keys, key=lambda k: (action_of(k), int(k.rsplit("_", 1)[1]))):
-        last[action_of(key)] = key
-    return last
-
-
-def load_motion_benchmark(
-    data_dir: str | Path | None = None, split: str = "test"
-) -> MotionBenchmark:
-    """Read the CMU exp-map files (every 2nd frame) and draw the benchmark windows.
-
-    Parameters
-    ----------
-    data_dir : str or Path, optional
-        Folder holding ``cmu_mocap_expmap/`` (see :func:`forecast.datasets.load`).
-    split : {"test", "validation"}
-        ``"validation"`` reads the training files only.
-
-    Returns
-    -------
-    MotionBenchmark
-    """
-    _check("split", split, _SPLITS)
-    options = {"split": "train"} if split == "validation" else {}
-    return MotionBenchmark.from_frames(load("cmu-mocap", data_dir=data_dir, **options), split)
+_HISTORIES = ("window", "sequence")
+_CHUNK = 256  # windows scored at once (every window of a take: over 1,000)
 
 
 def zero_velocity(bench: MotionBenchmark) -> dict[str, np.ndarray]:
-    """Repeat the last observed frame: action -> ``(8, 25, 117)``."""
+    """Repeat the last observed frame: action -> ``(n_windows, 25, D)``."""
     return {
         a: np.repeat(t[:, OBSERVED - 1 : OBSERVED], PREDICTED, axis=1)
         for a, t in bench.truth.items()
@@ -250,7 +100,7 @@ def zero_velocity(bench: MotionBenchmark) -> dict[str, np.ndarray]:
 def forecast_windows(
     model: Any, bench: MotionBenchmark, history: str = "window"
 ) -> dict[str, np.ndarray]:
-    """Forecasts of a fitted estimator of the modelled channels: action -> ``(8, 25, C)``.
+    """Forecasts of a fitted estimator of the modelled channels: action -> ``(n_windows, 25, C)``.
 
     Parameters
     ----------
@@ -278,7 +128,7 @@ def forecast_windows(
     out = {}
     for action in bench.actions:
         long = model.predict_origins(bench.test[action], bench.origins(action), PREDICTED)
-        values = long[columns].to_numpy()  # (8 * 25, C), origin by origin
+        values = long[columns].to_numpy()  # (n_windows * 25, C), origin by origin
         out[action] = values.reshape(-1, PREDICTED, len(columns))
     return out
 
@@ -289,7 +139,7 @@ def score_windows(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> pd.Dat
     Parameters
     ----------
     pred : dict of str to ndarray
-        Per action, ``(8, 25, D)`` forecasts: full vectors (``D`` = every dimension) or the
+        Per action, ``(n_windows, 25, D)`` forecasts: full vectors (``D`` = every dimension) or the
         modelled channels only (put into full vectors first).
     bench : MotionBenchmark
 
@@ -301,9 +151,14 @@ def score_windows(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> pd.Dat
     rows = {}
     for action, forecast in pred.items():
         truth = bench.truth[action]
-        full = full_forecast(action, forecast, bench)  # (8, 25, D), shape checked
-        joined = np.concatenate([truth[:, :OBSERVED], full], axis=1)  # (8, 75, D)
-        per_frame = euler_angle_error(truth, joined)[OBSERVED:]  # (25,)
+        full = full_forecast(action, forecast, bench)  # (W, 25, D), shape checked
+        parts, sizes = [], []  # chunks of windows bound the memory of the angle arrays
+        for lo in range(0, len(truth), _CHUNK):
+            true = truth[lo : lo + _CHUNK]
+            joined = np.concatenate([true[:, :OBSERVED], full[lo : lo + _CHUNK]], axis=1)
+            parts.append(euler_angle_error(true, joined)[OBSERVED:])  # (25,)
+            sizes.append(len(true))
+        per_frame = parts[0] if len(parts) == 1 else np.average(parts, axis=0, weights=sizes)
         rows[action] = per_frame[list(FRAME_INDEX)]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(HORIZONS))
     table.index.name = "action"
@@ -320,6 +175,7 @@ def motion_benchmark(
     history: str = "window",
     benchmark: MotionBenchmark | None = None,
     positions: bool = False,
+    windows: int | str = N_WINDOWS,
 ) -> pd.DataFrame:
     """Fit an estimator on the CMU-mocap training sequences and score it on the benchmark.
 
@@ -341,10 +197,14 @@ def motion_benchmark(
     history : {"window", "sequence"}
         What each forecast may read (see :func:`forecast_windows`).
     benchmark : MotionBenchmark, optional
-        A benchmark already loaded (then ``data_dir`` and ``split`` are not read).
+        A benchmark already loaded (then ``data_dir``, ``split`` and ``windows`` are not
+        read).
     positions : bool, default=False
         Also score the 3-D joint-position error in millimetres
         (:func:`~forecast.evaluation.motion3d.score_windows_3d`; CMU's 117 dimensions).
+    windows : int or "all", default=8
+        Windows per action: that many seeded draws (8: the reference protocol) or
+        ``"all"``, every window of the file (see :mod:`~forecast.evaluation.motion_data`).
 
     Returns
     -------
@@ -362,7 +222,10 @@ def motion_benchmark(
     >>> table[list(HORIZONS)].mean().round(3).tolist()  # zero velocity  # doctest: +SKIP
     [0.406, 0.68, 1.153, 1.32, 1.841]
     """
-    bench = benchmark if benchmark is not None else load_motion_benchmark(data_dir, split)
+    _check_windows(windows)
+    if benchmark is None:
+        benchmark = load_motion_benchmark(data_dir, split, windows)
+    bench = benchmark
     chosen = bench.actions if actions is None else list(actions)
     unknown = [a for a in chosen if a not in bench.truth]
     if unknown or not chosen:

@@ -16,11 +16,11 @@ same in ``run/cmu_runner.py`` of ``Droliven/MSRGCN`` and ``main_cmu_3d.py`` of
   (:data:`PREDICTED_JOINTS`, their ``dim_used``);
 * horizons 80, 160, 320, 400 and 1000 ms (forecast frames 2, 4, 8, 10 and 25).
 
-Differences from the papers, by design: our 8 windows per action (seeded draw, 50
-observed frames) are those of the Euler-angle protocol; LTD draws the same 8 windows
-(``load_data_cmu_3d``, test branch) but its models see the last 10 observed frames only,
-while MSR-GCN (``test_manner="all"``) and PGBIG (``test_sample_num=-1``) score every window
-of the test files. Our ground truth carries the training mean in the exp-map dimensions
+Windows: by default the 8 windows per action (seeded draw, 50 observed frames) of the
+Euler-angle protocol; LTD draws the same 8 windows (``load_data_cmu_3d``, test branch) but
+its models see the last 10 observed frames only. MSR-GCN (``test_manner="all"``) and PGBIG
+(``test_sample_num=-1``) score every window of the test files: ``windows="all"`` of
+:func:`~forecast.evaluation.motion.load_motion_benchmark` does the same. Our ground truth carries the training mean in the exp-map dimensions
 that are not modelled (the benchmark's fill), where the papers use the raw test frames.
 
 This module also holds the window lengths, horizons and the fill of forecasts

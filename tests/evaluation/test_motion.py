@@ -1,3 +1,6 @@
+import re
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -117,13 +120,14 @@ def test_baselines_through_the_entry_function(bench, history):
     assert list(walking.index.get_level_values("action")) == ["walking"]
 
 
-def test_positions_add_the_3d_error_columns(bench):
-    # a CMU-sized benchmark (117 dimensions): the 4-joint one of `frames` gets 34 still joints
-    def widen(f):
-        wide = pd.DataFrame(0.0, index=f.index, columns=expmap_columns(117))
-        wide[f.columns] = f
-        return wide
+def widen(f):
+    """A CMU-sized sequence (117 dimensions): the 4 joints of `sequence` and 34 still ones."""
+    wide = pd.DataFrame(0.0, index=f.index, columns=expmap_columns(117))
+    wide[f.columns] = f
+    return wide
 
+
+def test_positions_add_the_3d_error_columns(bench):
     cmu = MotionBenchmark.from_frames({k: widen(f) for k, f in frames().items()})
     table = motion_benchmark(Naive(), benchmark=cmu, positions=True)
     assert list(table.columns) == [*HORIZONS, *HORIZONS_MM, "fit_seconds", "fit_peak_mb"]
@@ -196,6 +200,112 @@ def test_bad_inputs(bench):
         motion_benchmark(42, benchmark=bench)
     with pytest.raises(ValueError, match=r"forecast of 'walking' has shape \(8, 24, 15\)"):
         score_windows({"walking": np.zeros((8, 24, 15))}, bench)
+
+
+def test_every_window(bench):
+    every = MotionBenchmark.from_frames(frames(), windows="all")  # test files of 100 frames
+    assert draw_windows(100, "all") == list(range(26)) and draw_windows(75, "all") == [0]
+    assert every.starts == {"running": list(range(26)), "walking": list(range(26))}
+    full = frames()["test/walking_1"].to_numpy()
+    truth = every.truth["walking"]
+    assert truth.shape == (26, 75, 15) and not truth.flags.writeable  # a view of the take
+    modelled = [every.all_columns.index(c) for c in every.columns]
+    for start in range(26):
+        np.testing.assert_array_equal(truth[start][:, modelled], full[start : start + 75, modelled])
+    others = [i for i in range(15) if i not in modelled]
+    np.testing.assert_array_equal(
+        truth[..., others], np.broadcast_to(every.fill[others], (26, 75, 13))
+    )
+    index = frames()["test/walking_1"].index
+    assert list(every.origins("walking")) == list(index[OBSERVED - 1 : OBSERVED + 25])
+    windows = every.windows()
+    assert len(windows) == 52 and windows["walking/25"].index[0] == index[25]
+    # the windows of the seeded draw are among them, with the same ground truth
+    np.testing.assert_array_equal(truth[bench.starts["walking"]], bench.truth["walking"])
+    val = MotionBenchmark.from_frames(frames(), split="validation", windows="all")
+    assert val.starts["walking"] == list(range(140 - 74))  # walking_3, 140 frames
+    hand = [k * np.hypot(A, B) for k in FRAMES]  # the same in every window
+    np.testing.assert_allclose(score_windows(zero_velocity(every), every), [hand, hand], atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 3, 12])
+def test_other_window_counts_continue_the_same_draw(bench, n):
+    rng = np.random.RandomState(SEED)
+    expected = [rng.randint(0, 100 - 75) for _ in range(n)]
+    assert draw_windows(100, n) == expected
+    drawn = MotionBenchmark.from_frames(frames(), windows=np.int64(n))
+    assert drawn.starts == {"running": expected, "walking": expected}
+    shared = min(n, 8)  # the first draws are those of the 8-window benchmark
+    assert drawn.starts["walking"][:shared] == bench.starts["walking"][:shared]
+    assert drawn.truth["walking"].shape == (n, 75, 15)
+    np.testing.assert_array_equal(drawn.truth["walking"][:shared], bench.truth["walking"][:shared])
+    assert len(drawn.windows()) == 2 * n
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.0, True, None, "every", "ALL"])
+def test_bad_window_counts(bench, bad):
+    message = rf"windows must be a positive int or 'all', got {re.escape(repr(bad))}$"
+    with pytest.raises(ValueError, match=message):
+        MotionBenchmark.from_frames(frames(), windows=bad)
+    with pytest.raises(ValueError, match=message):
+        draw_windows(100, bad)
+    with pytest.raises(ValueError, match=message):  # before the files are read
+        load_motion_benchmark("/no/such/folder", windows=bad)
+    with pytest.raises(ValueError, match=message):
+        motion_benchmark(Naive(), benchmark=bench, windows=bad)
+    with pytest.raises(ValueError, match="test sequence of 'running': .* 74 frames is shorter"):
+        MotionBenchmark.from_frames(frames(test_length=74), windows="all")
+
+
+@pytest.mark.parametrize("history", ["window", "sequence"])
+def test_every_window_through_the_entry_function(monkeypatch, bench, history):
+    calls = []
+
+    def fake_load(name, data_dir=None, **options):
+        calls.append((name, data_dir, options))
+        return frames()
+
+    monkeypatch.setattr("forecast.evaluation.motion_data.load", fake_load)
+    naive = motion_benchmark(Naive(), "folder", windows="all", history=history)
+    assert calls == [("cmu-mocap", "folder", {})]
+    hand = [k * np.hypot(A, B) for k in FRAMES]
+    np.testing.assert_allclose(naive[list(HORIZONS)].to_numpy(), [hand, hand], atol=1e-12)
+    velocity = motion_benchmark(ConstantVelocity(window=1), "folder", windows="all")
+    np.testing.assert_allclose(velocity[list(HORIZONS)].to_numpy(), 0.0, atol=1e-9)
+    model = ConstantVelocity(window=1).fit(bench.train)
+    every = load_motion_benchmark("folder", windows="all")
+    pred = forecast_windows(model, every, history=history)
+    assert {a: p.shape for a, p in pred.items()} == {"running": (26, 25, 2), "walking": (26, 25, 2)}
+
+
+def test_windows_are_scored_in_chunks(monkeypatch):
+    every = MotionBenchmark.from_frames(frames(), windows="all")  # 26 windows per action
+    rng = np.random.default_rng(0)
+    pred = {a: p + rng.normal(0, 0.05, p.shape) for a, p in zero_velocity(every).items()}
+    whole = score_windows(pred, every)  # one chunk
+    ones = [score_windows({"walking": p[None]}, replace(every, truth={"walking": t[None]}))
+            for p, t in zip(pred["walking"], every.truth["walking"], strict=True)]  # fmt: skip
+    np.testing.assert_allclose(whole.loc["walking"], pd.concat(ones).mean(), rtol=1e-12)
+    monkeypatch.setattr("forecast.evaluation.motion._CHUNK", 5)  # 5 chunks of 5, one of 1
+    np.testing.assert_allclose(score_windows(pred, every), whole, rtol=1e-12)
+
+
+def test_every_window_in_3d_is_the_mean_over_windows():
+    wide = {k: widen(f) for k, f in frames().items()}
+    every = MotionBenchmark.from_frames(wide, windows="all")
+    table = motion_benchmark(Naive(), benchmark=every, positions=True)
+    mm = score_windows_3d(zero_velocity(every), every)
+    np.testing.assert_allclose(table[list(HORIZONS_MM)].droplevel("seed"), mm, atol=1e-9)
+    # the error of the 26 windows is the mean of the errors of the windows one by one
+    one_by_one = [
+        score_windows_3d({"walking": p[None]}, replace(every, truth={"walking": t[None]}))
+        for p, t in zip(zero_velocity(every)["walking"], every.truth["walking"], strict=True)
+    ]
+    np.testing.assert_allclose(mm.loc["walking"], pd.concat(one_by_one).mean(), rtol=1e-12)
+    drawn = MotionBenchmark.from_frames(wide)  # and the 8 drawn windows are among them
+    picked = [one_by_one[i] for i in drawn.starts["walking"]]
+    eight = score_windows_3d(zero_velocity(drawn), drawn).loc["walking"]
+    np.testing.assert_allclose(eight, pd.concat(picked).mean(), rtol=1e-12)
 
 
 def test_real_zero_velocity_is_the_published_row(data_dir):
