@@ -4,7 +4,7 @@ A thin script over the steps of ``forecast.evaluation.motion`` (``motion_benchma
 second scoring of the same fit on every test window). Each run fits
 ``<Family>Forecaster(**MOTION_BASE, **params, random_state=seed)`` (``MOTION_BASE``: context
 50, horizon 25, 128 units, ``residual=True``; ``params`` a JSON object such as
-``'{"dct_output": 25}'`` or ``'"preset"'`` for ``forecast.models.MOTION_SOTA``) on the
+``'{"dct_output": 25}'`` or ``'"preset"'`` for ``forecast.models.MOTION_BEST``) on the
 training takes and scores the benchmark windows: Euler-angle error (radians) and the 3-D
 joint error (mm, forward kinematics of the exp-map skeleton) at 80/160/320/400/1000 ms per
 action, with fit time and peak memory. One JSON line per (configuration, family, seed) goes
@@ -43,7 +43,7 @@ from forecast.evaluation.motion import (
 )
 from forecast.evaluation.motion3d import score_windows_3d
 from forecast.models import get_estimator
-from forecast.models.presets import MOTION_SOTA
+from forecast.models.presets import MOTION_BEST
 
 RESULTS = Path(__file__).parent / "results"
 MOTION_BASE = dict(context_length=50, horizon=25, hidden_size=128, residual=True)
@@ -71,9 +71,9 @@ LITERATURE_MM_ALL = {  # every window of the test takes
 
 
 def params_of(text: str) -> dict:
-    """The JSON overrides of a run; ``"preset"`` is ``MOTION_SOTA``."""
+    """The JSON overrides of a run; ``"preset"`` is ``MOTION_BEST``."""
     value = json.loads(text)
-    return dict(MOTION_SOTA) if value == "preset" else dict(value)
+    return dict(MOTION_BEST) if value == "preset" else dict(value)
 
 
 def run(benches: dict, family: str, name: str, params: dict, seeds: list[int], log: Path) -> None:
@@ -112,8 +112,9 @@ def read(log: Path) -> pd.DataFrame:
     rows = []
     for line in log.read_text().splitlines() if log.exists() else []:
         r = json.loads(line)
-        rad, mm = np.array(list(r["rad"].values())), np.array(list(r["mm"].values()))
-        every = np.array(list(r.get("mm_all", r["mm"]).values()))
+        rad = np.array(list(r["rad"].values()))
+        mm = np.array(list(r.get("mm", {"-": [np.nan] * len(HORIZONS)}).values()))
+        every = np.array(list(r.get("mm_all", r.get("mm", {"-": mm[0]})).values()))
         rows.append(
             {
                 **r,
@@ -140,22 +141,31 @@ def validation_table(runs: pd.DataFrame, zero: pd.DataFrame) -> str:
     is one 76-frame window (all 8 draws start at frame 0) where zero velocity is already
     wrong by 1.4 rad at 80 ms (its exp-map channels flip by about 2 rad between frames).
     """
-    out = {}
-    for (family, name), group in runs.groupby(["family", "name"], sort=False):
-        mean = np.stack(group["mean_rad"]).mean(axis=0)
-        ratio = np.mean(
-            [[np.array(r[a]) / zero.loc[a].to_numpy() for a in r] for r in group["rad"]]
+
+    def scores(group: pd.DataFrame) -> np.ndarray:  # one score per run
+        return np.array(
+            [np.mean([np.array(r[a]) / zero.loc[a].to_numpy() for a in r]) for r in group["rad"]]
         )
-        base = runs[(runs.family == family) & (runs.name == "base")]
+
+    out = {}
+    order = {f: i for i, f in enumerate(FAMILIES)}
+    runs = runs.sort_values("family", key=lambda f: f.map(order), kind="stable")
+    for (family, name), group in runs.groupby(["family", "name"], sort=False):
+        mean, score = np.stack(group["mean_rad"]).mean(axis=0), scores(group)
+        spread = f" ± {score.std(ddof=1):.3f}" if len(score) > 1 else ""
+        extends = name.rsplit("+", 1)[0] if "+" in name else "base"
+        base = runs[(runs.family == family) & (runs.name == extends)]
         gain = ""
         if len(base) and name != "base":
-            ref = np.mean(
-                [[np.array(r[a]) / zero.loc[a].to_numpy() for a in r] for r in base["rad"]]
-            )
-            gain = f"{100 * (ratio / ref - 1):+.1f} %"
+            gain = f"{100 * (score.mean() / scores(base).mean() - 1):+.1f} % vs {extends}"
         seeds = ",".join(map(str, group.seed))
-        out[(family, name)] = [*(f"{v:.3f}" for v in mean), f"{ratio:.3f}", gain, seeds]
-    index = [*HORIZONS, "score (vs zero velocity)", "change vs base", "seeds"]
+        out[(family, name)] = [
+            *(f"{v:.3f}" for v in mean),
+            f"{score.mean():.3f}{spread}",
+            gain,
+            seeds,
+        ]
+    index = [*HORIZONS, "score (vs zero velocity)", "change", "seeds"]
     frame = pd.DataFrame(out, index=index).T
     frame.index.names = ["family", "configuration"]
     return frame.to_markdown()
@@ -226,7 +236,8 @@ def main(argv: list[str] | None = None) -> None:
         held_out = load_motion_benchmark(args.data_dir, split="validation")
         zero = score_windows(zero_velocity(held_out), held_out)
         print("Validation:\n\n" + validation_table(read(logs["validation"]), zero))
-        print("\nTest:\n\n" + test_tables(read(logs["test"])))
+        if logs["test"].exists():
+            print("\nTest:\n\n" + test_tables(read(logs["test"])))
         return
     benches = {"8": load_motion_benchmark(args.data_dir, split=args.split)}
     if args.split == "test":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from forecast.models import baselines
 from forecast.models.auto import MOTION_PRESET
+from forecast.models.presets import MOTION_BEST
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
@@ -40,6 +41,7 @@ for _name, _cls in {
     register_builtin(_cls, _name)
 
 __all__ = [
+    "MOTION_BEST",
     "MOTION_PRESET",
     "ElmanForecaster",
     "GRUForecaster",

@@ -181,3 +181,19 @@ class QuantileHead(DirectHead):
     def forward(self, summary: Tensor, future: Tensor | None = None) -> Tensor:
         """Map ``summary`` (..., H) and ``future`` (..., horizon, F) to (..., horizon, C, Q)."""
         return monotone_quantiles(super().forward(summary, future), self.middle)
+
+
+def __getattr__(name: str) -> object:
+    """``forecast.nn.heads.ForecastNet``: moved to :mod:`forecast.nn.net` (deprecated here)."""
+    if name == "ForecastNet":
+        import warnings
+
+        from forecast.nn.net import ForecastNet
+
+        warnings.warn(
+            "forecast.nn.heads.ForecastNet moved to forecast.nn.net.ForecastNet",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ForecastNet
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,9 @@ from sklearn.base import clone
 from forecast.models.recurrent import GRUForecaster
 from tests.conftest import TINY_NEURAL, make_series, neural_families
 
-OPTIONS = dict(dct_input=12, dct_output=3, channel_mixing=True, velocity_weight=0.5)
+OPTIONS = dict(
+    dct_input=12, dct_output=3, channel_mixing=True, velocity_weight=0.5, channel_weight="scale"
+)
 
 
 @pytest.mark.parametrize("family", neural_families())

@@ -86,3 +86,10 @@ def test_net_reads_dct_tokens_and_mixing_needs_the_skip_path():
         _net(dct_input=5, patch=2)
     mixed = _net(mixing=True, context=10)
     assert mixed(x)[0].shape == (3, 6, 2)
+
+
+def test_forecast_net_under_its_old_module_warns_and_is_the_same_class():
+    import forecast.nn.heads as heads
+
+    with pytest.warns(DeprecationWarning, match="forecast.nn.net.ForecastNet"):
+        assert heads.ForecastNet is ForecastNet
