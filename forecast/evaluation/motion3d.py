@@ -20,8 +20,9 @@ Windows: by default the 8 windows per action (seeded draw, 50 observed frames) o
 Euler-angle protocol; LTD draws the same 8 windows (``load_data_cmu_3d``, test branch) but
 its models see the last 10 observed frames only. MSR-GCN (``test_manner="all"``) and PGBIG
 (``test_sample_num=-1``) score every window of the test files: ``windows="all"`` of
-:func:`~forecast.evaluation.motion.load_motion_benchmark` does the same. Our ground truth carries the training mean in the exp-map dimensions
-that are not modelled (the benchmark's fill), where the papers use the raw test frames.
+:func:`~forecast.evaluation.motion.load_motion_benchmark` does the same. Our ground truth
+carries the training mean in the exp-map dimensions that are not modelled (the benchmark's
+fill), where the papers use the raw test frames.
 
 This module also holds the window lengths, horizons and the fill of forecasts
 (:func:`full_vectors`), which :mod:`forecast.evaluation.motion` re-exports.

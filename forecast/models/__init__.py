@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from forecast.models import baselines
 from forecast.models.auto import MOTION_PRESET
-from forecast.models.presets import MOTION_BEST
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
+from forecast.models.presets import MOTION_BEST
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.persistence.registry import (

@@ -12,6 +12,8 @@ for may pad the covariates of the unused steps with anything.
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -186,9 +188,7 @@ class QuantileHead(DirectHead):
 def __getattr__(name: str) -> object:
     """``forecast.nn.heads.ForecastNet``: moved to :mod:`forecast.nn.net` (deprecated here)."""
     if name == "ForecastNet":
-        import warnings
-
-        from forecast.nn.net import ForecastNet
+        from forecast.nn.net import ForecastNet  # deprecated alias: only when asked for
 
         warnings.warn(
             "forecast.nn.heads.ForecastNet moved to forecast.nn.net.ForecastNet",
