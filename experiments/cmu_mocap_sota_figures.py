@@ -1,6 +1,6 @@
 """CMU mocap: stick figures of the motion preset's test forecasts, beside LTD's README errors.
 
-Fits ``<Family>Forecaster(**MOTION_BASE, **MOTION_BEST, random_state=seed)`` (as
+Fits ``<Family>Forecaster(**MOTION_BEST, random_state=seed)`` (as
 ``experiments/cmu_mocap_sota.py`` does) on the training takes, forecasts the test windows,
 turns truth and forecasts into joint positions (forward kinematics of the exp-map skeleton,
 ``forecast.datasets.cmu_joint_positions``) and draws, per action asked for, the strip of
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from cmu_mocap_sota import LTD, MOTION_BASE  # the script next to this one
+from cmu_mocap_sota import LTD  # the script next to this one
 
 from forecast.datasets import cmu_joint_positions
 from forecast.datasets.cmu_skeleton import CMU_PARENTS
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     bench = load_motion_benchmark(args.data_dir)
     cls = get_estimator(args.family)
-    model = cls(**{**MOTION_BASE, **MOTION_BEST, "random_state": args.seed}).fit(bench.train)
+    model = cls(**MOTION_BEST, random_state=args.seed).fit(bench.train)
     ours = full_vectors(forecast_windows(model, bench), bench)
     still = zero_velocity(bench)
     k = args.window

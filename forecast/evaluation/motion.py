@@ -1,4 +1,4 @@
-"""The CMU-mocap exp-map benchmark protocol: forecasts, scores and :func:`motion_benchmark`.
+"""The CMU-mocap exp-map benchmark protocol: forecasts, scores and the whole run.
 
 The protocol of Li et al. (2018), as later papers use it, on ``load("cmu-mocap")``:
 
