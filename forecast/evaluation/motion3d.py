@@ -60,6 +60,7 @@ HORIZONS_MS = (80, 160, 320, 400, 1000)
 HORIZONS = tuple(f"{ms} ms" for ms in HORIZONS_MS)
 #: Names of the 3-D error columns of :func:`~forecast.evaluation.motion.motion_benchmark`.
 HORIZONS_MM = tuple(f"{ms} ms mm" for ms in HORIZONS_MS)
+_CHUNK = 256  # windows turned into joint positions at once
 FRAME_INDEX = (1, 3, 7, 9, 24)  # per-frame error index of each horizon (40 ms per frame)
 
 #: Joints whose forecast position the reference replaces by the truth (``joint_to_ignore``
@@ -167,7 +168,7 @@ def score_windows_3d(pred: dict[str, np.ndarray], bench: _Benchmark) -> pd.DataF
     Parameters
     ----------
     pred : dict of str to ndarray
-        Per action, ``(8, 25, D)`` forecasts: full 117-value exp-map vectors or the
+        Per action, ``(n_windows, 25, D)`` forecasts: full 117-value exp-map vectors or the
         modelled channels only (put into full vectors first).
     bench : MotionBenchmark
         A CMU benchmark (117 exp-map dimensions).
@@ -185,11 +186,15 @@ def score_windows_3d(pred: dict[str, np.ndarray], bench: _Benchmark) -> pd.DataF
         )
     rows = {}
     for action, forecast in pred.items():
-        full = full_forecast(action, forecast, bench)  # (8, 25, 117)
-        truth = cmu_joint_positions(bench.truth[action][:, OBSERVED:])  # (8, 25, 38, 3)
-        guess = cmu_joint_positions(full)
-        guess[..., FIXED_JOINTS, :] = truth[..., FIXED_JOINTS, :]
-        rows[action] = joint_position_error(truth, guess)[list(FRAME_INDEX)]
+        full = full_forecast(action, forecast, bench)  # (n, 25, 117)
+        total = np.zeros(PREDICTED)
+        for start in range(0, len(full), _CHUNK):  # chunks bound the memory of every window
+            part = slice(start, start + _CHUNK)
+            truth = cmu_joint_positions(bench.truth[action][part, OBSERVED:])  # (k, 25, 38, 3)
+            guess = cmu_joint_positions(full[part])
+            guess[..., FIXED_JOINTS, :] = truth[..., FIXED_JOINTS, :]
+            total += joint_position_error(truth, guess) * len(guess)
+        rows[action] = (total / len(full))[list(FRAME_INDEX)]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(HORIZONS))
     table.index.name = "action"
     return table

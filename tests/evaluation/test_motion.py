@@ -308,6 +308,15 @@ def test_every_window_in_3d_is_the_mean_over_windows():
     np.testing.assert_allclose(eight, pd.concat(picked).mean(), rtol=1e-12)
 
 
+def test_windows_in_3d_are_scored_in_chunks(monkeypatch):
+    every = MotionBenchmark.from_frames({k: widen(f) for k, f in frames().items()}, windows="all")
+    rng = np.random.default_rng(1)
+    pred = {a: p + rng.normal(0, 0.05, p.shape) for a, p in zero_velocity(every).items()}
+    whole = score_windows_3d(pred, every)  # one chunk of 26 windows per action
+    monkeypatch.setattr("forecast.evaluation.motion3d._CHUNK", 4)  # 6 chunks of 4, one of 2
+    np.testing.assert_allclose(score_windows_3d(pred, every), whole, rtol=1e-12)
+
+
 def test_real_zero_velocity_is_the_published_row(data_dir):
     table = motion_benchmark(Naive(), data_dir)
     scores = table[list(HORIZONS)].droplevel("seed")
