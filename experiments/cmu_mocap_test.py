@@ -45,10 +45,10 @@ from forecast.evaluation.motion import (
     score_windows,
     zero_velocity,
 )
-from forecast.models import get_estimator
+from forecast.models import MOTION_BEST, get_estimator
 
 LOG = Path(__file__).parent / "results" / "cmu_mocap_test.jsonl"
-BASE = dict(context_length=50, horizon=25, hidden_size=128, residual=True)
+BASE = MOTION_BEST  # context 50, horizon 25, 128 units, residual=True
 FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
 
 

@@ -41,6 +41,7 @@ from forecast.datasets.cmu_skeleton import CMU_N_COLUMNS, CMU_N_JOINTS, cmu_join
 
 __all__ = [
     "FIXED_JOINTS",
+    "FRAME_INDEX",
     "HORIZONS",
     "HORIZONS_MM",
     "HORIZONS_MS",
@@ -61,7 +62,8 @@ HORIZONS = tuple(f"{ms} ms" for ms in HORIZONS_MS)
 #: Names of the 3-D error columns of :func:`~forecast.evaluation.motion.motion_benchmark`.
 HORIZONS_MM = tuple(f"{ms} ms mm" for ms in HORIZONS_MS)
 _CHUNK = 256  # windows turned into joint positions at once
-FRAME_INDEX = (1, 3, 7, 9, 24)  # per-frame error index of each horizon (40 ms per frame)
+#: Index of each horizon's frame among the forecast frames (40 ms per frame).
+FRAME_INDEX = (1, 3, 7, 9, 24)
 
 #: Joints whose forecast position the reference replaces by the truth (``joint_to_ignore``
 #: of LearnTrajDep ``utils/data_utils.py`` ``load_data_cmu_3d``, less the duplicates).

@@ -26,11 +26,13 @@ The transform is the orthonormal DCT-II: row ``j`` of the ``(n, n)`` matrix is
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import torch
 from torch import Tensor, nn
 
 
+@lru_cache(maxsize=32)
 def dct_basis(n: int, k: int | None = None) -> Tensor:
     """Return the first ``k`` rows of the orthonormal DCT-II matrix of length ``n``.
 
@@ -46,6 +48,8 @@ def dct_basis(n: int, k: int | None = None) -> Tensor:
     Tensor of shape (k, n)
         ``basis @ x`` gives the coefficients of a trajectory ``x`` of ``n`` steps and
         ``basis.T @ c`` the trajectory of coefficients ``c`` (exact when ``k = n``).
+        Cached per ``(n, k)`` (the network reads it on every forward pass): do not modify
+        it in place.
     """
     k = n if k is None else int(k)
     if not 1 <= k <= n:

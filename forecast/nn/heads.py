@@ -68,7 +68,8 @@ class DirectHead(nn.Module):
         self.coefficients = None if coefficients is None else int(coefficients)
         width = horizon if self.coefficients is None else self.coefficients
         if self.coefficients is not None:
-            self.register_buffer("basis", dct_basis(horizon, self.coefficients), persistent=False)
+            basis = dct_basis(horizon, self.coefficients).clone()  # its own copy of the cached one
+            self.register_buffer("basis", basis, persistent=False)
         self.direct = nn.Linear(input_size, width * n_outputs * n_params)
         self.covariate = None
         if n_future:
