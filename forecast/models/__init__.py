@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from forecast.models import baselines
 from forecast.models.auto import MOTION_PRESET
+from forecast.models.dct_mixer import DCTMixerForecaster
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
-from forecast.models.presets import MOTION_BEST
+from forecast.models.presets import LTD, MOTION_BEST, SIMLPE
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.persistence.registry import (
@@ -28,6 +29,7 @@ for _name, _cls in {
     "orthogonal": OrthogonalRNNForecaster,
     "transformer": TransformerForecaster,
     "hopfield": HopfieldForecaster,
+    "dct-mixer": DCTMixerForecaster,
     "naive": baselines.Naive,
     "seasonal-naive": baselines.SeasonalNaive,
     "constant-velocity": baselines.ConstantVelocity,
@@ -41,8 +43,11 @@ for _name, _cls in {
     register_builtin(_cls, _name)
 
 __all__ = [
+    "LTD",
     "MOTION_BEST",
     "MOTION_PRESET",
+    "SIMLPE",
+    "DCTMixerForecaster",
     "ElmanForecaster",
     "GRUForecaster",
     "HopfieldForecaster",

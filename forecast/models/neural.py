@@ -223,7 +223,7 @@ class NeuralForecaster(OnnxExportMixin, BaseForecaster):
         members = [self._build_member(self.seed_ + i) for i in range(int(self.n_ensemble))]
         self.module_ = members[0] if len(members) == 1 else EnsembleNet(list(members))
 
-    def _build_member(self, seed: int) -> ForecastNet:
+    def _build_member(self, seed: int) -> nn.Module:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             scale = self.change_scale_

@@ -26,3 +26,63 @@ MOTION_BEST: dict[str, Any] = {
 changes, window normalisation, linear skip, ``horizon_weight=1.5``, ``dropout=0.5``;
 :data:`forecast.models.MOTION_PRESET` spells them out).
 """
+
+LTD: dict[str, Any] = {
+    "context_length": 10,
+    "horizon": 25,
+    "mixer": "gcn",
+    "n_coefficients": None,
+    "hidden_size": 256,
+    "num_layers": 12,
+    "dropout": 0.5,
+    "normalization": None,
+    "observed_loss": True,
+    "loss": "mae",
+    "channel_weight": "scale",
+    "batch_size": 16,
+    "learning_rate": 5e-4,
+    "lr_scheduler": "exponential",
+    "gradient_clip": 1.0,
+    "max_epochs": 50,
+    "validation_fraction": 0.0,
+    "early_stopping_patience": None,
+    "train_origins": None,
+}
+"""LTD's CMU recipe (Mao et al. 2019): ``DCTMixerForecaster(**LTD, random_state=0)``.
+
+Read from the authors' code (``main_cmu.py``, ``utils/opt.py``, ``utils/model.py``): the last
+10 observed frames padded with the last one to 35, all 35 DCT coefficients, 12 residual
+graph-convolution blocks of width 256 with dropout 0.5, the absolute error over all 35
+frames summed over the joint angles in radians (``channel_weight="scale"``), every window
+of every training take, Adam at 5e-4 decayed by 0.96 every two epochs, batches of 16, 50
+epochs, gradient norm clipped at 1, and the weights of the epoch with the lowest training
+loss. One difference: the network reads the angles standardised per channel (every
+estimator of the toolkit scales its targets), where LTD reads them raw.
+"""
+
+SIMLPE: dict[str, Any] = {
+    "context_length": 50,
+    "horizon": 10,
+    "mixer": "mlp",
+    "n_coefficients": None,
+    "num_layers": 48,
+    "normalization": None,
+    "observed_loss": False,
+    "loss": "mae",
+    "velocity_weight": 1.0,
+    "channel_weight": "scale",
+    "batch_size": 256,
+    "learning_rate": 3e-4,
+    "gradient_clip": None,
+    "validation_fraction": 0.0,
+    "early_stopping_patience": None,
+    "train_origins": None,
+}
+"""siMLPe's recipe (Guo et al. 2023, its H3.6M configuration) for the motion channels.
+
+50 observed frames, 10 forecast per pass (longer horizons roll out by 10 frames), 48
+temporal blocks between linear maps across channels, the error of the forecast frames plus
+that of their velocities. ``hidden_size`` is the number of channels the blocks carry: set it
+to the number of target channels as siMLPe does (64 for CMU). siMLPe trains 40,000 steps
+(``max_epochs`` is left to the data) and scores 3-D positions where this scores angles.
+"""

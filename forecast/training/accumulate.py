@@ -70,6 +70,11 @@ def _forward(
         # nn.Module's __getattr__ is typed Tensor | Module: forward_steps is a method here
         pred, state = model.forward_steps(x, future, state)  # type: ignore[operator]
         state = detach_state(state)  # carry the values, cut the gradient
+    elif getattr(getattr(model, "module", model), "observed_loss", False):
+        # the loss covers the context too: the network's reconstruction of its own inputs
+        # (DistributedDataParallel keeps the network as .module)
+        pred, _ = model(x, future, window=True)  # (b, T + h, C)
+        y = torch.cat([x[..., : y.shape[-1]], y], dim=1)  # the context's targets, then y
     else:
         pred, _ = model(x, future)  # (b, h, C)
     return pred, y, mask, state

@@ -175,3 +175,15 @@ def test_several_channels_roll_out_on_the_median(tmp_path):
     got = runtime.predict(horizon=10, history=data.iloc[-30:], quantiles=True)
     assert got.shape == (10, 3 * (1 + len(LEVELS)))
     assert_same_forecast(want, got)
+
+
+@pytest.mark.parametrize("mixer", ["gcn", "mlp"])
+def test_dct_mixer_exports_and_forecasts_alike(mixer, data, tmp_path):
+    from forecast.models.dct_mixer import DCTMixerForecaster
+
+    model = DCTMixerForecaster(**TINY, num_layers=1, mixer=mixer).fit(data)
+    runtime = OnnxForecaster.load(model.to_onnx(tmp_path / "m"))
+    history = data.iloc[-60:] + 0.5
+    for horizon in (6, 3, 14):
+        want = model.predict(horizon=horizon, history=history)
+        assert_same_forecast(want, runtime.predict(horizon=horizon, history=history))
