@@ -11,14 +11,22 @@ take), and one JSON line with the epoch, the windows seen so far, the training l
 learning rate, the angle errors (radians) and the 3-D errors (mm) at 80/160/320/400/1000 ms
 goes to ``results/cmu_mocap_ltd_<split>_curve.jsonl`` (flushed at once, so a long run can be
 watched). At the end the kept weights are scored per action on both window sets, with fit
-time and peak memory, into ``results/cmu_mocap_ltd_<split>.jsonl``.
+time and peak memory, into ``results/cmu_mocap_ltd_<split>.jsonl``. Angles are scored twice:
+``rad`` with the reference code's filter of near-constant dimensions (the toolkit's
+protocol) and ``radltd`` without it, as LTD's own test code computes them.
+
+``--checkpoint-dir`` keeps a checkpoint after every epoch (one folder per seed), so a run cut
+short resumes where it stopped: run the same command again. With ``'{"max_epochs": K}'`` and
+a checkpoint of ``K`` epochs it trains no further and scores the weights kept so far (the
+epoch of the lowest training loss).
 
 The curve on ``--split validation`` (the last training take of each action held out) is the
 one to read for choosing a budget; ``--split test`` is the reproduction itself, run once.
 ``--params`` overrides preset entries (JSON), e.g. ``'{"max_epochs": 10}'``.
 
     python experiments/cmu_mocap_ltd.py --split validation --seeds 0 --every 1
-    python experiments/cmu_mocap_ltd.py --split test --seeds 0 --every 5
+    python experiments/cmu_mocap_ltd.py --split test --seeds 0 --every 2 \
+        --data-dir ../shared/data --checkpoint-dir checkpoints/ltd
     python experiments/cmu_mocap_ltd.py --table
 """
 
@@ -67,6 +75,7 @@ def scores(model: Any, benches: dict[str, Any]) -> dict[str, dict[str, list[floa
         pred = forecast_windows(model, bench, "window" if label == "8" else "sequence")
         for unit, table, digits in (
             ("rad", score_windows(pred, bench), 4),
+            ("radltd", score_windows(pred, bench, std_threshold=None), 4),
             ("mm", score_windows_3d(pred, bench), 2),
         ):
             rows = table.round(digits).iterrows()
@@ -79,7 +88,7 @@ def means(entry: dict[str, Any]) -> dict[str, list[float]]:
     return {
         key: np.mean(list(value.values()), axis=0).round(4).tolist()
         for key, value in entry.items()
-        if key.startswith(("rad_", "mm_"))
+        if key.startswith(("rad_", "radltd_", "mm_"))
     }
 
 

@@ -42,7 +42,7 @@ from forecast.evaluation.backtest import backtest
 from forecast.models import get_estimator
 
 TZ = "Europe/Berlin"
-FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
+FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield", "dct-mixer")
 PERIODS = {"val": ("2019-01-01", "2022"), "test": ("2019-01-01", "2023")}
 
 

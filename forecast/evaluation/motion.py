@@ -133,7 +133,9 @@ def forecast_windows(
     return out
 
 
-def score_windows(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> pd.DataFrame:
+def score_windows(
+    pred: dict[str, np.ndarray], bench: MotionBenchmark, std_threshold: float | None = 1e-4
+) -> pd.DataFrame:
     """Euler-angle error at 80/160/320/400/1000 ms, one row per action (radians).
 
     Parameters
@@ -142,6 +144,9 @@ def score_windows(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> pd.Dat
         Per action, ``(n_windows, 25, D)`` forecasts: full vectors (``D`` = every dimension) or the
         modelled channels only (put into full vectors first).
     bench : MotionBenchmark
+    std_threshold : float or None, default=1e-4
+        The near-constant filter of :func:`~forecast.evaluation.metrics.euler_angle_error`
+        (the reference code's); None keeps every dimension, as LTD's test code does.
 
     Returns
     -------
@@ -156,7 +161,8 @@ def score_windows(pred: dict[str, np.ndarray], bench: MotionBenchmark) -> pd.Dat
         for lo in range(0, len(truth), _CHUNK):
             true = truth[lo : lo + _CHUNK]
             joined = np.concatenate([true[:, :OBSERVED], full[lo : lo + _CHUNK]], axis=1)
-            parts.append(euler_angle_error(true, joined)[OBSERVED:])  # (25,)
+            error = euler_angle_error(true, joined, std_threshold=std_threshold)  # (75,)
+            parts.append(error[OBSERVED:])  # (25,)
             sizes.append(len(true))
         per_frame = parts[0] if len(parts) == 1 else np.average(parts, axis=0, weights=sizes)
         rows[action] = per_frame[list(FRAME_INDEX)]

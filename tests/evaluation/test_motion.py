@@ -329,3 +329,19 @@ def test_real_zero_velocity_is_the_published_row(data_dir):
     mean = score_windows(zero_velocity(val), val).mean()
     # experiments/results/cmu_mocap_validation.jsonl, first line
     assert mean.round(4).tolist() == [0.4602, 0.7284, 1.2096, 1.3731, 2.0578]
+
+
+def test_without_the_near_constant_filter_a_still_channel_counts(bench):
+    # a forecast that moves j2_x (constant in the truth, so filtered out by the reference
+    # code) is scored only without the filter, as LTD's test code scores
+    j2 = bench.all_columns.index("j2_x")
+    pred = zero_velocity(bench)
+    exact = {a: bench.truth[a][:, OBSERVED:].copy() for a in pred}
+    for p in exact.values():
+        p[..., j2] += 0.05
+    filtered = score_windows(exact, bench)
+    np.testing.assert_allclose(filtered.to_numpy(), 0.0, atol=1e-12)
+    kept = score_windows(exact, bench, std_threshold=None)
+    assert (kept.to_numpy() > 0.04).all()
+    same = score_windows(pred, bench, std_threshold=None)  # moving channels: both count them
+    pd.testing.assert_frame_equal(same, score_windows(pred, bench))
