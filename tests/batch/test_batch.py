@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from mlflow import MlflowClient
@@ -630,3 +631,19 @@ def test_planted_code_is_refused_on_single_and_partitioned_batches(setup, tmp_pa
     with pytest.raises(ArtifactError, match=field):
         PartitionForecaster(str(root), None, None, str(tmp_path / "o"), {})
     assert not marker.exists() and not (tmp_path / "out").exists()
+
+
+def test_dct_mixer_folder_forecasts_as_the_estimator(tmp_path):
+    from forecast.models.dct_mixer import DCTMixerForecaster
+
+    data = make_series(n=24 * 10, tz="Europe/Berlin", name="time")
+    est = DCTMixerForecaster(
+        context_length=24, horizon=12, hidden_size=4, num_layers=1, max_epochs=1, random_state=0
+    ).fit(data.iloc[:-24])
+    est.save(tmp_path / "mixer")
+    data.to_csv(tmp_path / "latest.csv")
+    result = run_batch(tmp_path / "mixer", tmp_path / "latest.csv", tmp_path / "fc.csv", horizon=12, track=False)
+    got = pd.read_csv(result.path, index_col=0)
+    want = est.predict(horizon=12, history=data)
+    np.testing.assert_allclose(got["load"].to_numpy(), want["load"].to_numpy(), rtol=1e-6)
+    assert list(pd.to_datetime(got.index, utc=True)) == list(want.index.tz_convert("UTC"))

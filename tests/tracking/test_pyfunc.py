@@ -158,6 +158,20 @@ def test_neural_model_round_trip(store, seed):
     pd.testing.assert_frame_equal(got, est.predict(horizon=12, history=df.iloc[-48:]))
 
 
+def test_dct_mixer_round_trip(store):
+    from forecast.models.dct_mixer import DCTMixerForecaster
+
+    df = make_series(n=24 * 4, tz="UTC")
+    est = DCTMixerForecaster(
+        context_length=24, horizon=12, hidden_size=4, num_layers=1, max_epochs=2, random_state=0
+    )
+    cb = track_fit(est, df, experiment="pyfunc", tracking_uri=store, log_model=True)
+    params = MlflowClient(store).get_run(cb.run_id).data.params
+    assert params["mixer"] == "gcn" and params["observed_loss"] == "True"
+    got = load(f"runs:/{cb.run_id}/model", store).predict(df.iloc[-48:], params={"horizon": 12})
+    pd.testing.assert_frame_equal(got, est.predict(horizon=12, history=df.iloc[-48:]))
+
+
 def test_future_covariates_come_from_the_rows_after_the_history(store):
     from forecast.models.baselines import ExternalForecast
 
