@@ -642,7 +642,9 @@ def test_dct_mixer_folder_forecasts_as_the_estimator(tmp_path):
     ).fit(data.iloc[:-24])
     est.save(tmp_path / "mixer")
     data.to_csv(tmp_path / "latest.csv")
-    result = run_batch(tmp_path / "mixer", tmp_path / "latest.csv", tmp_path / "fc.csv", horizon=12, track=False)
+    result = run_batch(
+        tmp_path / "mixer", tmp_path / "latest.csv", tmp_path / "fc.csv", horizon=12, track=False
+    )
     got = pd.read_csv(result.path, index_col=0)
     want = est.predict(horizon=12, history=data)
     np.testing.assert_allclose(got["load"].to_numpy(), want["load"].to_numpy(), rtol=1e-6)
