@@ -145,23 +145,60 @@ def run(split: str, seeds: list[int], params: dict, every: int, data_dir: str | 
         print(json.dumps({"seed": seed, "fit_s": entry["fit_s"], **means(entry)}))
 
 
+def _row(label: str, values: Any, digits: int, extra: str = "") -> str:
+    cells = " | ".join(f"{v:.{digits}f}" for v in values)
+    return f"| {label} | {cells} |{extra}"
+
+
 def table(split: str) -> str:
-    """The reproduction per action (3-D, 8 windows) and on average, next to LTD's figures."""
+    """The learning curve, and the reproduction per action next to LTD's published figures.
+
+    The per-action rows are the 3-D errors on the 8 windows (mm, mean over the logged seeds)
+    with LTD's paper row and the ratio of ours to it at each horizon; then the angle means.
+    """
+    head = " | ".join(HORIZONS)
+    out = [f"Learning curve ({split}; angles on the 8 windows, 3-D on every window)", ""]
+    out.append(f"| epoch | windows seen | train loss | rad {head} | mm (every window) {head} |")
+    out.append("|---" * 13 + "|")
+    curve = RESULTS / f"cmu_mocap_ltd_{split}_curve.jsonl"
+    for line in curve.read_text().splitlines() if curve.exists() else []:
+        c = json.loads(line)
+        cells = [f"{v:.3f}" for v in c["rad_8"]] + [f"{v:.1f}" for v in c["mm_all"]]
+        out.append(
+            f"| {c['epoch']} | {c['windows_seen']:,} | {c['train_loss']:.4f} | "
+            + " | ".join(cells)
+            + " |"
+        )
     path = RESULTS / f"cmu_mocap_ltd_{split}.jsonl"
+    if not path.exists():
+        return "\n".join(out)
     runs = [json.loads(line) for line in path.read_text().splitlines()]
-    lines = ["| action | " + " | ".join(f"ours {h}" for h in HORIZONS) + " | LTD (paper) |"]
-    lines.append("|---" * (len(HORIZONS) + 2) + "|")
+    out += ["", f"Kept weights, {len(runs)} seed(s): 3-D error on the 8 windows (mm)", ""]
+    out.append(f"| action | {head} | LTD (paper) | ours / LTD |")
+    out.append("|---" * (len(HORIZONS) + 3) + "|")
+    ratios = []
     for action in runs[0]["mm_8"]:
         ours = np.mean([r["mm_8"][action] for r in runs], axis=0)
         ltd = LTD_MM.get(action)
-        cells = " | ".join(f"{v:.1f}" for v in ours)
-        lines.append(f"| {action} | {cells} | {'/'.join(map(str, ltd)) if ltd else '-'} |")
-    rad = np.mean([np.mean(list(r["rad_8"].values()), axis=0) for r in runs], axis=0)
-    lines.append(
-        f"| mean rad (8 windows) | {' | '.join(f'{v:.3f}' for v in rad)} | "
-        f"{'/'.join(map(str, LTD_RAD_8_ACTIONS))} (8 actions) |"
-    )
-    return "\n".join(lines)
+        extra = " - | - |"
+        if ltd:
+            ratio = ours / np.array(ltd)
+            ratios.append(ratio)
+            extra = f" {'/'.join(map(str, ltd))} | {'/'.join(f'{v:.2f}' for v in ratio)} |"
+        out.append(_row(action, ours, 1, extra))
+    for key, label in (("mm_8", "mean, 8 windows"), ("mm_all", "mean, every window")):
+        mean = np.mean([np.mean(list(r[key].values()), axis=0) for r in runs], axis=0)
+        out.append(_row(label, mean, 1, " | |"))
+    out += ["", "Angles (rad), mean over the actions", ""]
+    out.append(f"| window set | {head} |")
+    out.append("|---" * (len(HORIZONS) + 1) + "|")
+    for key in ("rad_8", "radltd_8", "rad_all"):
+        mean = np.mean([np.mean(list(r[key].values()), axis=0) for r in runs if key in r], axis=0)
+        out.append(_row(key, mean, 3))
+    out.append(_row("LTD README, 8 actions", LTD_RAD_8_ACTIONS, 2))
+    fit = [(r["fit_s"], r["peak_mb"], r["best_epoch"]) for r in runs]
+    out += ["", f"fit seconds, peak MB, kept epoch per seed: {fit}"]
+    return "\n".join(out)
 
 
 def main() -> None:
