@@ -67,8 +67,8 @@ class DCTMixerForecaster(NeuralForecaster):
     the padded window's coefficients, so the network starts from the last observed step
     repeated: a residual over the last value, as the motion-prediction models LTD (Mao et
     al. 2019) and siMLPe (Guo et al. 2023) have it; those two are ``mixer="gcn"`` and
-    ``mixer="mlp"`` (:data:`forecast.models.presets.LTD` and
-    :data:`forecast.models.presets.SIMLPE` hold their settings).
+    ``mixer="mlp"`` (:data:`forecast.models.LTD` and
+    :data:`forecast.models.SIMLPE` hold their settings).
 
     It reads every input channel as a node of the mixer (targets, past and future-known
     covariates, calendar features), so it suits many channels that move together (joint
