@@ -1,4 +1,5 @@
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,22 @@ torch.set_num_threads(1)  # tiny models: a second thread only spin-waits
 DATA_DIR = Path(
     os.environ.get("FORECAST_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data")
 )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temporary_folder(tmp_path_factory):
+    """What the code under test puts in the temporary folder (the default batch locks) goes
+    to a folder of pytest's own, removed with its other temporary folders: a test run leaves
+    nothing in /tmp."""
+    folder = tmp_path_factory.mktemp("tmp")
+    saved = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir, os.environ["TMPDIR"] = str(folder), str(folder)
+    yield folder
+    tempfile.tempdir = saved[0]
+    if saved[1] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved[1]
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from forecast.batch.logs import LOGGER, batch_logging
 from forecast.batch.partitions import is_partitioned, run_partitions
 from forecast.batch.run import BATCH_EXPERIMENT, run_batch
 from forecast.frames.validation import NAN_POLICIES
+from forecast.frames.writes import WriteRefused, refuse_inputs
 from forecast.persistence.manifest import ModelFormatError
 
 _API_HINT = "pass nan_policy='interpolate'"  # the estimators' advice, in Python terms
@@ -283,12 +284,15 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             )
             return EXIT_FAILED
         try:
+            if args.lock:  # the lock is never one of the job's files
+                inputs = {"--input": args.input, "--future": args.future, "--output": args.output}
+                refuse_inputs(args.lock, {**inputs, "--model": args.model}, "--lock")
             with job_lock(args.lock or default_lock_path(args.output)):
                 return _cmd_partitions(args) if partitioned else _cmd_one(args)
         except JobLocked as err:
             _log.error("%s", err)
             return EXIT_LOCKED
-        except BatchError as err:  # the lock's folder cannot be created
+        except (BatchError, WriteRefused) as err:  # a lock not ours, or its folder not made
             _log.error("%s", err)
             return EXIT_FAILED
 

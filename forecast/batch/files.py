@@ -17,6 +17,7 @@ import pandas as pd
 
 from forecast.frames import validation as V
 from forecast.frames.io import MixedOffsetsError, read_frame, write_table
+from forecast.frames.writes import WriteRefused
 
 OUTPUT_SUFFIXES = (".csv", ".parquet")
 
@@ -224,10 +225,15 @@ def forecast_table(forecast: pd.DataFrame) -> pd.DataFrame:
 def write_atomic(table: pd.DataFrame, path: Path) -> str:
     """Write ``table`` to ``path`` deterministically and atomically; return its SHA-256.
 
-    See :func:`forecast.frames.io.write_table`: equal tables give byte-identical files, and a
-    crash never leaves a half-written file.
+    See :func:`forecast.frames.io.write_table`: equal tables give byte-identical files, a
+    crash never leaves a half-written file, and an existing file is replaced only when it is
+    a table of the same columns (an earlier forecast of the job), else :class:`BatchError`.
     """
-    return hashlib.sha256(write_table(table, path).read_bytes()).hexdigest()
+    try:
+        written = write_table(table, path)
+    except WriteRefused as err:
+        raise BatchError(f"output {err}") from None
+    return hashlib.sha256(written.read_bytes()).hexdigest()
 
 
 class StaleInputError(BatchError):

@@ -6,13 +6,16 @@ operating-system lock (``flock`` through :mod:`filelock`) on a file named after 
 pattern (:func:`default_lock_path`), or on ``--lock FILE``; a second start finds it held
 and exits at once with :data:`EXIT_LOCKED` and a line naming the holder. The kernel drops
 the lock when the holder exits, however it exits (even ``kill -9``), so a lock file left
-behind never blocks the next run.
+behind never blocks the next run. A ``--lock`` that names a file of someone else's (one
+that is not empty, or whose ``.owner`` neighbour holds anything but an owner line) is
+refused before the lock is taken, and neither file is touched.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import socket
 import tempfile
 import time
@@ -23,6 +26,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from forecast.batch.files import BatchError
+from forecast.frames.writes import WriteRefused, refuse_foreign
 
 __all__ = ["EXIT_LOCKED", "JobLocked", "default_lock_path", "job_lock"]
 
@@ -59,8 +63,27 @@ def default_lock_path(output: str | os.PathLike[str]) -> Path:
     return Path(tempfile.gettempdir()) / f"forecast-batch-{uid}-{key}.lock"
 
 
+# the one line an owner file holds (written below); an existing file of another content is
+# not ours, and is neither overwritten nor removed
+_OWNER_LINE = re.compile(r"pid \d+ on \S* since \S+\n?")
+_MAX_OWNER_BYTES = 4096
+
+
 def _owner_file(lock: Path) -> Path:
     return lock.with_name(lock.name + ".owner")
+
+
+def _is_empty_file(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size == 0
+
+
+def _is_owner_file(path: Path) -> bool:
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_OWNER_BYTES:
+            return False
+        return _OWNER_LINE.fullmatch(path.read_text()) is not None
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _holder(lock: Path) -> str:
@@ -92,8 +115,17 @@ def job_lock(path: str | os.PathLike[str]) -> Iterator[Path]:
     ------
     JobLocked
         Another process holds the lock; the message names the lock file and the holder.
+    BatchError
+        ``path`` exists and is not an empty file, or ``<path>.owner`` exists and is not an
+        owner line of ours (:mod:`forecast.frames.writes`): neither is touched.
     """
     lock_path = Path(path)
+    owner = _owner_file(lock_path)
+    try:  # lock files are empty; the owner file holds one line of ours
+        refuse_foreign(lock_path, _is_empty_file, "a lock file (an empty file)")
+        refuse_foreign(owner, _is_owner_file, "a lock owner file")
+    except WriteRefused as err:
+        raise BatchError(f"--lock: {err}") from None
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -106,7 +138,6 @@ def job_lock(path: str | os.PathLike[str]) -> Iterator[Path]:
             f"another run of this job is in progress ({_holder(lock_path)}; lock {lock_path}): "
             "this run did nothing"
         ) from None
-    owner = _owner_file(lock_path)
     try:
         now = time.strftime("%Y-%m-%dT%H:%M:%S%z")  # local, with its offset, as the log lines
         owner.write_text(f"pid {os.getpid()} on {socket.gethostname()} since {now}\n")

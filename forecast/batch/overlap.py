@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from forecast.batch.files import BatchError
+from forecast.frames.writes import same_file
 
 __all__ = [
     "check_output_not_input",
@@ -38,25 +39,6 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return info.st_dev, info.st_ino
-
-
-def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
-    """Whether ``a`` and ``b`` name the same file: equal resolved paths, or same inode.
-
-    Parameters
-    ----------
-    a, b : str or path-like
-        Paths; either may not exist (then only the resolved paths are compared).
-
-    Returns
-    -------
-    bool
-    """
-    left, right = Path(a), Path(b)
-    if left.resolve() == right.resolve():
-        return True
-    first, second = _identity(left), _identity(right)
-    return first is not None and first == second
 
 
 def refuse_same_file(
@@ -82,11 +64,15 @@ def refuse_same_file(
 
 
 def _refuse(
-    output: str, target: str | os.PathLike[str], input: str | os.PathLike[str], what: str
+    output: str,
+    target: str | os.PathLike[str],
+    input: str | os.PathLike[str],
+    what: str,
+    role: str = "input",
 ) -> None:
     shown = "" if os.fspath(target) == output else f" ({os.fspath(target)})"
     raise BatchError(
-        f"output {output}{shown} {what} input {os.fspath(input)}: write the forecast to "
+        f"output {output}{shown} {what} {role} {os.fspath(input)}: write the forecast to "
         "another file; nothing was done"
     )
 
@@ -137,7 +123,9 @@ def _existing_matches(pattern: str) -> Iterable[Path]:
     return [p for p in parent.iterdir() if fnmatch.fnmatchcase(p.name, Path(glob).name)]
 
 
-def check_output_not_input(output: str | os.PathLike[str], input: str | os.PathLike[str]) -> None:
+def check_output_not_input(
+    output: str | os.PathLike[str], input: str | os.PathLike[str], role: str = "input"
+) -> None:
     """Refuse ``output`` (a file or a ``{date}`` pattern) when it can name ``input``.
 
     Parameters
@@ -146,6 +134,8 @@ def check_output_not_input(output: str | os.PathLike[str], input: str | os.PathL
         Output file, optionally holding ``{date}``.
     input : str or path-like
         The input file.
+    role : str, default="input"
+        How the message names ``input`` (``"--future"`` for the vintages file).
 
     Raises
     ------
@@ -155,15 +145,15 @@ def check_output_not_input(output: str | os.PathLike[str], input: str | os.PathL
     text = os.fspath(output)
     if "{date}" not in text:
         if same_file(text, input):
-            _refuse(text, text, input, "is the")
+            _refuse(text, text, input, "is the", role)
         return
     regexes = _pattern_regexes(text)
     for name in _names(Path(input)):
         if _match(regexes, name):
-            _refuse(text, name, input, "can expand to the")
+            _refuse(text, name, input, "can expand to the", role)
     for path in _existing_matches(text):
         if same_file(path, input):
-            _refuse(text, path, input, "can expand to a link to the")
+            _refuse(text, path, input, "can expand to a link to the", role)
 
 
 def check_partition_outputs(

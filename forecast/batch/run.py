@@ -208,6 +208,10 @@ def run_batch(
     if not Path(input).is_file():
         raise BatchError(f"input {input} does not exist")
     check_output_not_input(output, input)  # outputs never destroy inputs
+    if future is not None:
+        if not Path(future).is_file():
+            raise BatchError(f"--future {future} does not exist")
+        check_output_not_input(output, future, role="--future file")
     read = read_latest(input, time_column, timezone)  # fails before the model loads
     pinned = os.fspath(model)
     registered: dict[str, str] = {}  # a models:/ URI's name and version tags

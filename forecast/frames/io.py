@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from forecast.frames.tables import read_csv_table, read_parquet_table
 from forecast.frames.timezones import check_timezone, localize_naive
+from forecast.frames.writes import refuse_foreign, same_columns
 
 TIME_CANDIDATES = ("timestamp", "time", "datetime", "date", "timestamp_utc", "utc_timestamp")
 MIXED_OFFSETS = ("utc", "raise")
@@ -251,11 +252,18 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     -------
     Path
         The written file.
+
+    Raises
+    ------
+    forecast.frames.writes.WriteRefused
+        ``path`` exists and is not a table of the same columns (a file of someone else's).
     """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet"):
         raise ValueError(f"{path}: unknown output type {suffix!r}; expected .csv or .parquet")
+    columns = [str(c) for c in table.columns]  # replace a table of ours (same columns) only
+    refuse_foreign(path, lambda old: same_columns(old, columns), "a table of the same columns")
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
     prefix = temporary_prefix(path)

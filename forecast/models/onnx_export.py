@@ -28,7 +28,8 @@ class OnnxExportMixin:
         path : str or path-like
             Folder to create.
         overwrite : bool, default=False
-            Replace an existing export folder.
+            Replace an existing export folder, one holding the export's two files and
+            nothing else; a folder with anything more in it is left as it was.
 
         Returns
         -------

@@ -37,6 +37,7 @@ from torch import Tensor, nn
 
 from forecast._version import __version__
 from forecast.frames.options import FrameOptions
+from forecast.frames.writes import refuse_foreign
 from forecast.onnx.metadata import (
     MANIFEST,
     NETWORK,
@@ -199,6 +200,16 @@ def network_bytes(estimator: Any, meta: dict[str, Any]) -> bytes:
     return data
 
 
+def _is_replaceable(path: Path) -> bool:
+    """Whether ``overwrite=True`` may delete ``path``: an export folder and nothing else."""
+    if not path.is_dir() or not is_export_folder(path):
+        return False
+    return all(
+        entry.name in (NETWORK, MANIFEST) and entry.is_file() and not entry.is_symlink()
+        for entry in path.iterdir()
+    )
+
+
 def export_onnx(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Write ``model.onnx`` and ``onnx_model.json`` of a fitted neural estimator to ``path``.
 
@@ -209,8 +220,9 @@ def export_onnx(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool
     path : str or path-like
         Folder to create.
     overwrite : bool, default=False
-        Replace an existing export folder (one holding ``onnx_model.json``); any other
-        existing path raises ``FileExistsError``.
+        Replace an existing export folder, one that holds ``onnx_model.json`` and
+        ``model.onnx`` and nothing else; any other existing path (a folder with a file of
+        someone else's in it, a link, a file) raises ``FileExistsError`` and is left as it was.
 
     Returns
     -------
@@ -219,10 +231,11 @@ def export_onnx(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool
     """
     target = Path(path)
     if target.exists() or target.is_symlink():
-        if not overwrite or target.is_symlink() or not is_export_folder(target):
+        if not overwrite:
             raise FileExistsError(
                 f"{target} exists; pass overwrite=True to replace an ONNX export folder"
             )
+        refuse_foreign(target, _is_replaceable, "an ONNX export folder (only its two files)")
     meta = metadata(estimator)
     network = network_bytes(estimator, meta)
     target.parent.mkdir(parents=True, exist_ok=True)

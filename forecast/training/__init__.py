@@ -23,7 +23,7 @@ _HOMES = {  # loaded on first use: the command line imports threads and progress
     "optimizer_step": _LOOP,
     "resolve_device": "forecast.training.device",
     "run_epoch": _LOOP,
-    "save_checkpoint": _LOOP,
+    "save_checkpoint": "forecast.training.resume",
     "seeded": _LOOP,
     "train": _LOOP,
 }

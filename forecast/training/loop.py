@@ -9,7 +9,6 @@ beyond ``net(x, future) -> (forecast, state)`` and ``net.forward_steps`` for chu
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from forecast.training.losses import (  # noqa: F401  (public here before foreca
 from forecast.training.optim import build_optimizer
 from forecast.training.progress import epoch_progress
 from forecast.training.resume import resume, rng_state
+from forecast.training.resume import save_checkpoint as save_checkpoint  # public here too
 from forecast.training.threads import torch_threads
 from forecast.training.windows import BatchSource, StreamChunks, WindowDataset, even_slices
 
@@ -201,14 +201,6 @@ class TrainResult:
     history: dict[str, list[float]] = field(default_factory=dict)
     n_epochs: int = 0
     best_epoch: int = -1
-
-
-def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
-    """Write ``payload`` atomically: to a temporary file, then rename over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
-    os.replace(tmp, path)
 
 
 @torch_threads()  # never more threads than free cores (forecast.training.threads)

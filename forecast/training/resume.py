@@ -7,6 +7,8 @@ resumed run draws the same numbers as one that was never interrupted.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,9 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+
+from forecast.frames.io import TEMPORARY_PREFIX
+from forecast.frames.writes import refuse_foreign
 
 
 def rng_state(rng: np.random.Generator, device: str) -> dict[str, Any]:
@@ -39,8 +44,22 @@ def resume(
     rng: np.random.Generator,
     device: str,
 ) -> dict[str, Any] | None:
-    """Load the checkpoint at ``path`` into the run, or return None if it is someone else's."""
-    saved = torch.load(path, map_location=device, weights_only=True)
+    """Load the checkpoint at ``path`` into the run, or return None if another run's.
+
+    A file at ``path`` that does not load as a checkpoint of ours (another program's file, a
+    link) raises :class:`forecast.frames.writes.WriteRefused` and is left as it was.
+    """
+    loaded: dict[str, Any] = {}
+
+    def ours(found: Path) -> bool:
+        try:
+            loaded["saved"] = torch.load(found, map_location=device, weights_only=True)
+        except Exception:  # any unreadable file is someone else's
+            return False
+        return isinstance(loaded["saved"], dict) and "signature" in loaded["saved"]
+
+    refuse_foreign(path, ours, "a training checkpoint")
+    saved = loaded["saved"]
     if saved["signature"] != signature:
         warnings.warn(
             f"checkpoint {path} was written for other parameters or data; starting afresh and "
@@ -54,3 +73,22 @@ def resume(
         scheduler.load_state_dict(saved["scheduler"])
     set_rng_state(rng, saved["rng"], device)
     return saved
+
+
+def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
+    """Write ``payload`` atomically: to a temporary file of its own, then rename over ``path``.
+
+    The temporary is a new file (``.forecast-tmp-<name>-<pid>-<random>``), so no file of
+    anyone else's is overwritten on the way; it is removed if the write fails.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(
+        prefix=f"{TEMPORARY_PREFIX}{path.name}-{os.getpid()}-", dir=path.parent
+    )
+    os.close(handle)
+    try:
+        torch.save(payload, name)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise

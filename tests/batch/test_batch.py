@@ -222,7 +222,8 @@ def test_success_prints_path_rows_and_checksum(setup, tmp_path, capsys):
 
 def test_crash_while_writing_keeps_the_old_file_and_leaves_no_temp(setup, tmp_path, monkeypatch):
     target = tmp_path / "2023-01-10.csv"
-    target.write_text("yesterday's forecast\n")
+    yesterday = "timestamp,load\n2023-01-10T00:00:00+01:00,1.5\n"  # an earlier run's file
+    target.write_text(yesterday)
 
     def crash(*args, **kwargs):
         raise OSError("disk full")
@@ -235,7 +236,17 @@ def test_crash_while_writing_keeps_the_old_file_and_leaves_no_temp(setup, tmp_pa
             tmp_path / "{date}.csv",
             track=False,
         )
-    assert target.read_text() == "yesterday's forecast\n"
+    assert target.read_text() == yesterday
+    assert os.listdir(tmp_path) == [target.name]
+
+
+def test_output_over_a_file_that_is_not_a_forecast_is_refused_and_kept(setup, tmp_path):
+    target = tmp_path / "2023-01-10.csv"
+    target.write_text("my notes\n")
+    with pytest.raises(BatchError, match=r"2023-01-10.csv exists and is not a table of the same"):
+        run_batch(setup["dir"] / "saved", setup["dir"] / "latest.csv", tmp_path / "{date}.csv",
+                  track=False)  # fmt: skip
+    assert target.read_text() == "my notes\n"
     assert os.listdir(tmp_path) == [target.name]
 
 

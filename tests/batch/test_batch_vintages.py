@@ -78,3 +78,15 @@ def test_future_with_a_folder_of_partitions_is_a_usage_error(setup, capsys):
     assert code == 2
     assert "--future apply to one --input file, not a folder" in capsys.readouterr().err
     assert not (path / "out").exists()
+
+
+def test_output_on_the_vintages_file_is_refused_and_keeps_it(setup, capsys):
+    path, _, _, _ = setup
+    before = (path / "vintages.csv").read_bytes()
+    code = main(["--model", str(path / "model"), "--input", str(path / "latest.csv"),
+                 "--future", str(path / "vintages.csv"), "--output", str(path / "vintages.csv"),
+                 "--horizon", "24", "--no-track"])  # fmt: skip
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "is the --future file" in err and "nothing was done" in err
+    assert (path / "vintages.csv").read_bytes() == before

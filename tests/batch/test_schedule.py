@@ -12,7 +12,7 @@ import pytest
 from mlflow import MlflowClient
 
 from forecast.batch import main, run_batch
-from forecast.batch.files import StaleInputError, check_staleness, parse_duration
+from forecast.batch.files import BatchError, StaleInputError, check_staleness, parse_duration
 from forecast.batch.joblock import EXIT_LOCKED, JobLocked, default_lock_path, job_lock
 from forecast.models.baselines import SeasonalNaive
 from forecast.tracking import register, track_fit
@@ -226,3 +226,42 @@ def test_max_staleness_needs_one_input_file(job, tmp_path, capsys):
     argv = ["--model", MODEL, "--input", str(job["dir"]), "--output", str(tmp_path)]
     assert main([*argv, "--max-staleness", "2D", "--no-track"]) == 2
     assert "apply to one --input file" in errors(capsys.readouterr().err)
+
+
+# ------------------------------------------------------- a lock never takes a user's file
+def test_lock_keeps_an_owner_file_it_did_not_write(tmp_path):
+    (tmp_path / "notes.owner").write_text("my notes\n")
+    with pytest.raises(BatchError, match=r"notes.owner exists and is not a lock owner file"):
+        with job_lock(tmp_path / "notes"):
+            pass
+    assert (tmp_path / "notes.owner").read_text() == "my notes\n"
+    assert not (tmp_path / "notes").exists()
+
+
+def test_lock_refuses_a_file_with_content_and_takes_a_stale_owner_of_ours(tmp_path):
+    (tmp_path / "data.lock").write_text("a,b\n1,2\n")
+    with pytest.raises(BatchError, match=r"data.lock exists and is not a lock file"):
+        with job_lock(tmp_path / "data.lock"):
+            pass
+    assert (tmp_path / "data.lock").read_text() == "a,b\n1,2\n"
+    stale = tmp_path / "job.lock.owner"  # left by a run killed with -9
+    stale.write_text("pid 12345 on host-1 since 2026-01-01T12:05:00+0100\n")
+    with job_lock(tmp_path / "job.lock"):
+        assert stale.read_text().startswith(f"pid {os.getpid()} on ")
+    assert not stale.exists()
+
+
+def test_lock_on_the_input_file_is_refused_before_the_run(job, tmp_path, capsys):
+    before = (job["dir"] / "latest.csv").read_bytes()
+    code = main(["--model", str(job["dir"] / "missing"), "--input", str(job["dir"] / "latest.csv"),
+                 "--output", str(tmp_path / "fc.csv"), "--lock", str(job["dir"] / "latest.csv"),
+                 "--no-track"])  # fmt: skip
+    assert code == 1
+    assert "--lock" in (err := capsys.readouterr().err) and "is the --input file" in err
+    assert (job["dir"] / "latest.csv").read_bytes() == before
+    assert not (job["dir"] / "latest.csv.owner").exists() and not (tmp_path / "fc.csv").exists()
+
+
+def test_default_locks_of_the_test_suite_stay_in_its_own_temporary_folder(tmp_path_factory):
+    lock = default_lock_path("x.csv")  # what a batch run of any test takes
+    assert tmp_path_factory.getbasetemp() in lock.parents

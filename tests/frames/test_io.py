@@ -6,11 +6,13 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from forecast.frames import io as io_module
 from forecast.frames.io import read_frame, write_frame
+from forecast.frames.writes import WriteRefused
 from tests.conftest import make_series
 
 
@@ -37,7 +39,7 @@ def test_failed_write_keeps_the_old_file(tmp_path):
     path = write_frame(make_series(10), tmp_path / "a.parquet")
     before = path.read_bytes()
     bad = make_series(10)
-    bad["obj"] = [object()] * 10  # pyarrow cannot convert this column
+    bad["load"] = [object()] * 10  # pyarrow cannot convert this column
     with pytest.raises((TypeError, ValueError)):  # pyarrow: ArrowTypeError or ArrowInvalid
         write_frame(bad, path)
     assert path.read_bytes() == before
@@ -193,15 +195,25 @@ def _temporaries(folder):
     return sorted(p.name for p in folder.iterdir() if p.name.startswith(".forecast-tmp-"))
 
 
-def test_failed_write_names_the_target_not_the_temporary(tmp_path):
+def test_a_folder_or_a_file_of_someone_elses_at_the_target_is_kept(tmp_path):
     target = tmp_path / "a.csv"
-    (target / "inside").mkdir(parents=True)  # os.replace over a non-empty folder fails
-    with pytest.raises(OSError) as info:
+    (target / "inside").mkdir(parents=True)
+    with pytest.raises(WriteRefused, match=r"a.csv exists and is not a table of the same columns"):
         write_frame(make_series(5), target)
-    assert info.value.filename == str(target)
-    assert ".forecast-tmp-" not in str(info.value) and str(target) in str(info.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
     assert list(target.iterdir()) == [target / "inside"]
+    for name, content in [("b.csv", "time,other\n1,2\n"), ("c.csv", "my notes\n"), ("d.csv", "")]:
+        (tmp_path / name).write_text(content)
+        with pytest.raises(WriteRefused, match=name):
+            write_frame(make_series(5), tmp_path / name)
+        assert (tmp_path / name).read_text() == content
+    first = write_frame(make_series(5), tmp_path / "e.parquet")  # the same columns: replaced
+    write_frame(make_series(5, seed=1), first)
+    got = read_frame(first)
+    np.testing.assert_array_equal(got["load"], make_series(5, seed=1)["load"])
+    write_frame(make_series(5), tmp_path / "f.csv")
+    with pytest.raises(WriteRefused, match="f.csv"):  # other columns: another table
+        write_frame(make_series(5, channels=2), tmp_path / "f.csv")
 
 
 def test_write_error_without_a_file_name_gets_the_target(tmp_path, monkeypatch):
@@ -244,7 +256,7 @@ import os, sys, time
 import pandas as pd
 from forecast.frames import io
 os.fsync = lambda fd: time.sleep(120)  # hangs once the bytes are in the temporary
-io.write_table(pd.DataFrame({"load": [1.0, 2.0]}), sys.argv[1])
+io.write_table(pd.DataFrame({"timestamp": ["a", "b"], "load": [1.0, 2.0]}), sys.argv[1])
 """
 
 

@@ -73,6 +73,14 @@ def test_overwrite_only_replaces_an_export_folder(fitted, folder, tmp_path):
     with pytest.raises(FileExistsError):
         model.to_onnx(other, overwrite=True)
     assert (other / "notes.txt").read_text() == "keep"
+    # an export folder with a file of the user's in it is not the export's alone: kept whole
+    (folder / "notes.txt").write_text("keep")
+    network = (folder / M.NETWORK).read_bytes()
+    with pytest.raises(FileExistsError, match=r"exists and is not an ONNX export folder \(only"):
+        model.to_onnx(folder, overwrite=True)
+    assert (folder / "notes.txt").read_text() == "keep"
+    assert (folder / M.NETWORK).read_bytes() == network
+    assert sorted(os.listdir(folder.parent)) == ["export", "mine"]
 
 
 def test_unfitted_and_unexportable_models_are_refused(tmp_path):

@@ -5,6 +5,7 @@ import pytest
 import torch
 from torch import nn
 
+from forecast.frames.writes import WriteRefused
 from forecast.nn.heads import PointHead
 from forecast.nn.net import ForecastNet
 from forecast.nn.recurrent import build_recurrent
@@ -322,7 +323,7 @@ def test_checkpoint_resume_equals_an_uninterrupted_run(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         run(tmp_path / "a", [Recorder(stop_after=1)])
     assert (tmp_path / "a" / CHECKPOINT_FILE).exists()
-    assert not list((tmp_path / "a").glob("*.tmp"))
+    assert [p.name for p in (tmp_path / "a").iterdir()] == [CHECKPOINT_FILE]  # no temporary
     rec = Recorder()
     resumed, r1 = run(tmp_path / "a", [rec])
     assert [e for e, _ in rec.logs] == [2, 3]  # continues from epoch 2
@@ -355,6 +356,17 @@ def test_checkpoint_of_other_data_is_not_resumed(tmp_path):
             "cpu",
         )
     assert result.n_epochs == 3
+
+
+def test_a_file_of_someone_elses_in_place_of_the_checkpoint_is_kept(tmp_path):
+    data = WindowDataset([sine(80)], context=12, horizon=4)
+    for content in (b"my own results\n", b""):
+        (tmp_path / CHECKPOINT_FILE).write_bytes(content)
+        with pytest.raises(WriteRefused, match="is not a training checkpoint written by forecast"):
+            with seeded(0, "cpu") as rng:
+                train(lstm_net(), data, None, config(checkpoint_dir=str(tmp_path)), [], rng, "cpu")
+        assert (tmp_path / CHECKPOINT_FILE).read_bytes() == content
+        assert [p.name for p in tmp_path.iterdir()] == [CHECKPOINT_FILE]
 
 
 def test_divergence_is_reported():
