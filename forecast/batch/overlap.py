@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from forecast.batch.files import BatchError
+from forecast.frames.writes import file_identity as _identity
 from forecast.frames.writes import same_file
 
 __all__ = [
@@ -31,14 +32,6 @@ __all__ = [
 ]
 
 _DATE = r"\d{4}-\d{2}-\d{2}"
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino
 
 
 def refuse_same_file(

@@ -209,8 +209,6 @@ def run_batch(
         raise BatchError(f"input {input} does not exist")
     check_output_not_input(output, input)  # outputs never destroy inputs
     if future is not None:
-        if not Path(future).is_file():
-            raise BatchError(f"--future {future} does not exist")
         check_output_not_input(output, future, role="--future file")
     read = read_latest(input, time_column, timezone)  # fails before the model loads
     pinned = os.fspath(model)

@@ -1,8 +1,8 @@
 """The one rule for every path the toolkit writes: never an input, never a file it did not write.
 
 Every writer (``forecast batch``'s ``--output``, ``--lock`` and the lock's owner file,
-``save``, ``to_onnx``, training checkpoints, the ``--output`` of ``predict`` and
-``backtest``) checks its target here before any work:
+``save`` through :mod:`forecast.persistence.overwrite`, ``to_onnx``, training checkpoints,
+the ``--output`` of ``predict`` and ``backtest``) checks its target here before any work:
 
 - :func:`refuse_inputs`: the target is not the file of any input of the same call, after
   following links and ``..`` and across hard links (:func:`same_file`);
@@ -24,7 +24,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["WriteRefused", "refuse_foreign", "refuse_inputs", "same_columns", "same_file"]
+__all__ = [
+    "WriteRefused",
+    "file_identity",
+    "refuse_foreign",
+    "refuse_inputs",
+    "same_columns",
+    "same_file",
+]
 
 PathLike = str | os.PathLike[str]
 
@@ -33,7 +40,8 @@ class WriteRefused(FileExistsError):
     """A write that would replace an input or a file the toolkit did not write; nothing was done."""
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """Return ``(st_dev, st_ino)`` of the file at ``path`` (links followed), None if absent."""
     try:
         info = os.stat(path)
     except OSError:
@@ -56,7 +64,7 @@ def same_file(a: PathLike, b: PathLike) -> bool:
     left, right = Path(a), Path(b)
     if left.resolve() == right.resolve():
         return True
-    first, second = _identity(left), _identity(right)
+    first, second = file_identity(left), file_identity(right)
     return first is not None and first == second
 
 

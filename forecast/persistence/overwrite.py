@@ -15,6 +15,7 @@ import stat
 import warnings
 from pathlib import Path
 
+from forecast.frames.writes import WriteRefused
 from forecast.persistence.errors import ModelFormatError
 from forecast.persistence.files import entries, lstat_entry, read_regular
 from forecast.persistence.manifest import _MAX_MANIFEST_BYTES, MANIFEST, parse_manifest, subfolders
@@ -34,20 +35,21 @@ def check_replaceable(path: Path, allowed: set[str]) -> None:
 
     Raises
     ------
-    FileExistsError
-        If ``path`` is a link, a file, or a folder that is not wholly a saved model folder.
+    forecast.frames.writes.WriteRefused
+        A ``FileExistsError``: ``path`` is a link, a file, or a folder that is not wholly a
+        saved model folder.
     """
     st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
-        raise FileExistsError(f"{path} is a symbolic link, not a saved model folder: not replaced")
+        raise WriteRefused(f"{path} is a symbolic link, not a saved model folder: not replaced")
     if not stat.S_ISDIR(st.st_mode):
-        raise FileExistsError(f"{path} is a file, not a saved model folder: not overwriting it")
+        raise WriteRefused(f"{path} is a file, not a saved model folder: not overwriting it")
     try:
         if not entries(path):
             return
         _check_ours(path, allowed)
     except (ModelFormatError, OSError) as err:
-        raise FileExistsError(
+        raise WriteRefused(
             f"{path} is a folder but not a saved model folder ({err}): not overwriting it"
         ) from err
 

@@ -22,6 +22,7 @@ from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 
 import forecast
+from forecast.frames.writes import WriteRefused
 from forecast.persistence.errors import ModelFormatError
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "folders"
@@ -262,8 +263,9 @@ def test_overwrite_never_replaces_a_folder_of_another_tool(tmp_path):
         model.save(other, overwrite=True)
     assert (other / "data.csv").read_text() == "precious"
     (other / "meta.json").write_text("not json at all")
-    with pytest.raises(FileExistsError, match="not a saved model folder"):
+    with pytest.raises(FileExistsError, match="not a saved model folder") as info:
         model.save(other, overwrite=True)
+    assert isinstance(info.value, WriteRefused)  # the one refusal of every writer
 
 
 def test_overwrite_refuses_our_folder_with_foreign_files_or_a_link(tmp_path):
