@@ -1,8 +1,9 @@
 """The one rule for every path the toolkit writes: never an input, never a file it did not write.
 
 Every writer (``forecast batch``'s ``--output``, ``--lock`` and the lock's owner file,
-``save`` through :mod:`forecast.persistence.overwrite`, ``to_onnx``, training checkpoints,
-the ``--output`` of ``predict`` and ``backtest``) checks its target here before any work:
+``save`` (its folder check in ``forecast/persistence/overwrite.py``), ``to_onnx``, training
+checkpoints, the ``--output`` of ``predict`` and ``backtest``) checks its target here before
+any work:
 
 - :func:`refuse_inputs`: the target is not the file of any input of the same call, after
   following links and ``..`` and across hard links (:func:`same_file`);
