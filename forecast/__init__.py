@@ -10,10 +10,43 @@ see :mod:`forecast.training.threads`.
 import importlib as _importlib
 import os as _os
 import sys as _sys
+from typing import TYPE_CHECKING
 from typing import Any as _Any
 
 from forecast import _compat
 from forecast._version import __version__
+
+if TYPE_CHECKING:  # the lazy names, for type checkers (a test keeps them equal to _HOMES)
+    from forecast.base import BaseForecaster
+    from forecast.combine import EnsembleForecaster, blend_weights
+    from forecast.evaluation.backtest import BacktestResult, backtest
+    from forecast.evaluation.compare import ComparisonResult, compare
+    from forecast.frames.calendar import calendar_features
+    from forecast.models import (
+        DCTMixerForecaster,
+        ElmanForecaster,
+        GRUForecaster,
+        HopfieldForecaster,
+        LSTMForecaster,
+        OrthogonalRNNForecaster,
+        TransformerForecaster,
+    )
+    from forecast.models.baselines import (
+        BoostedLagForecaster,
+        ConstantVelocity,
+        ETSForecaster,
+        ExternalForecast,
+        LinearLagForecaster,
+        MSTLForecaster,
+        Naive,
+        SARIMAXForecaster,
+        SeasonalNaive,
+    )
+    from forecast.persistence import ModelFormatError, load, register_estimator
+    from forecast.probabilistic import ConformalForecaster
+    from forecast.tracking import MLflowCallback, MLflowTracker, track_fit
+    from forecast.training.threads import set_threads
+    from forecast.tuning.sweep import tune
 
 if "torch" not in _sys.modules:  # OpenMP reads it once, when torch loads it
     _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

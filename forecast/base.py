@@ -29,11 +29,10 @@ metadata from them; the two predict hooks forecast through them. They scale and 
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from forecast.frames import validation as V
@@ -59,6 +58,23 @@ from forecast.frames.vintages import (
     with_vintage_steps,
 )
 from forecast.persistence.methods import SavedFolderMethods
+
+if TYPE_CHECKING:
+    # scikit-learn ships no type hints: seen through its untyped base, every estimator would
+    # derive from Any and type checkers would accept any constructor argument. This typed view
+    # keeps the declared parameters exact; other attributes stay Any, as with sklearn's base.
+    class BaseEstimator:  # noqa: D101
+        def get_params(self, deep: bool = True) -> dict[str, Any]: ...  # noqa: D102
+        def set_params(self, **params: Any) -> Self: ...  # noqa: D102
+        @classmethod
+        def _get_param_names(cls) -> list[str]: ...
+        def __getstate__(self) -> dict[str, Any]: ...
+        def __setstate__(self, state: dict[str, Any]) -> None: ...
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
+else:
+    from sklearn.base import BaseEstimator
 
 __all__ = ["BaseForecaster", "FrameLike", "SeriesArrays"]
 

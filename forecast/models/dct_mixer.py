@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import torch
 from torch import nn
 
 from forecast.base import SeriesArrays
 from forecast.frames.quantiles import point_level
 from forecast.models._params import integer, one_of
-from forecast.models.declare import Param, declare_params
+from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
 from forecast.nn.mixer import MIXERS, DCTMixerNet
 
@@ -26,37 +28,7 @@ _NOT_TAKEN = {
 }
 
 
-@declare_params(
-    Param(
-        "mixer",
-        "gcn",
-        '{"gcn", "mlp"}',
-        """The blocks between the transforms. ``"gcn"``: LTD's residual graph-convolution
-        blocks (two dense graph convolutions over the channels each, batch norm, tanh,
-        dropout; ``hidden_size`` features per channel). ``"mlp"``: siMLPe's blocks (a linear
-        map over the coefficients of each channel and a layer norm over ``hidden_size``
-        channels, between linear maps across channels; no non-linearity, no dropout).""",
-        one_of(*MIXERS),
-    ),
-    Param(
-        "n_coefficients",
-        None,
-        "int or None",
-        """DCT coefficients kept of the ``context_length + horizon`` steps of the padded
-        window; fewer smooth the trajectory. None: all of them (a change of basis).""",
-        integer(optional=True),
-    ),
-    Param(
-        "observed_loss",
-        True,
-        "bool",
-        """Train on the whole window: the loss averages the network's reconstruction of the
-        ``context_length`` observed steps and its ``horizon`` forecast steps alike, as LTD
-        does. False: the forecast steps only. Validation and early stopping watch the
-        forecast steps either way.""",
-        one_of(True, False, says="True or False"),
-    ),
-)
+@declare_params()
 class DCTMixerForecaster(NeuralForecaster):
     """Forecaster that mixes the DCT coefficients of the whole padded window.
 
@@ -94,6 +66,33 @@ class DCTMixerForecaster(NeuralForecaster):
     >>> model = DCTMixerForecaster(context_length=168, horizon=24, hidden_size=64, num_layers=2)
     >>> forecast = model.fit(df).predict(horizon=24)  # doctest: +SKIP
     """
+
+    mixer: Literal["gcn", "mlp"] = param(
+        default="gcn",
+        type='{"gcn", "mlp"}',
+        doc="""The blocks between the transforms. ``"gcn"``: LTD's residual graph-convolution
+        blocks (two dense graph convolutions over the channels each, batch norm, tanh,
+        dropout; ``hidden_size`` features per channel). ``"mlp"``: siMLPe's blocks (a linear
+        map over the coefficients of each channel and a layer norm over ``hidden_size``
+        channels, between linear maps across channels; no non-linearity, no dropout).""",
+        check=one_of(*MIXERS),
+    )
+    n_coefficients: int | None = param(
+        default=None,
+        type="int or None",
+        doc="""DCT coefficients kept of the ``context_length + horizon`` steps of the padded
+        window; fewer smooth the trajectory. None: all of them (a change of basis).""",
+        check=integer(optional=True),
+    )
+    observed_loss: bool = param(
+        default=True,
+        type="bool",
+        doc="""Train on the whole window: the loss averages the network's reconstruction of the
+        ``context_length`` observed steps and its ``horizon`` forecast steps alike, as LTD
+        does. False: the forecast steps only. Validation and early stopping watch the
+        forecast steps either way.""",
+        check=one_of(True, False, says="True or False"),
+    )
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -1,21 +1,31 @@
-"""Parameters declared once: :class:`Param` records and the decorator that applies them.
+"""Parameters declared once: :func:`param` fields and the decorator that applies them.
 
-:func:`declare_params` turns a table of records into an estimator's ``__init__`` and docs.
+A forecaster declares each constructor parameter once, as an annotated class attribute::
 
-Each record holds a parameter's name, default, numpydoc type, description and check. The
-decorator gives the class
+    @declare_params()
+    class GRUForecaster(NeuralForecaster):
+        hidden_size: int = param(default=64, type="int", doc="Width of the encoder.")
 
-- an ``__init__`` that takes exactly these keyword arguments and stores them verbatim
-  (nothing else, as scikit-learn asks), with a generated ``__signature__`` so that
-  ``inspect.signature`` and ``BaseEstimator._get_param_names`` list every parameter and its
-  default (``get_params``, ``set_params``, ``clone`` and ``repr`` follow);
-- a ``Parameters`` section in its docstring, rendered from the records, so ``help()`` shows
-  every parameter with its default;
-- ``_param_table``: the records, in order, which :func:`forecast.models._params.check_params`
-  runs the checks of.
+The annotation is the parameter's static type, ``param`` holds its default, numpydoc type,
+description and check. :func:`declare_params` turns these fields into
 
-A subclass decorated again adds its own records in front of the inherited ones; one that is
-not decorated inherits the ``__init__`` (and the table) unchanged.
+- an ``__init__`` that takes exactly these arguments and stores them verbatim (nothing else,
+  as scikit-learn asks), with a generated ``__signature__`` so that ``inspect.signature``
+  and ``BaseEstimator._get_param_names`` list every parameter and its default
+  (``get_params``, ``set_params``, ``clone`` and ``repr`` follow);
+- a ``Parameters`` section in the class docstring, rendered from the records, so ``help()``
+  shows every parameter with its default;
+- ``_param_table``: the :class:`Param` records, in order, which
+  :func:`forecast.models._params.check_params` runs the checks of.
+
+Type checkers read the same fields: :func:`declare_params` is a PEP 681
+``dataclass_transform``, so mypy and pyright synthesise the constructor from the annotations
+and defaults (keyword-only unless a field says ``kw_only=False``) and report a misspelled or
+mistyped argument; the fields are typed attributes of the instances.
+
+A subclass decorated again adds its fields in front of the inherited ones; one that is not
+decorated inherits the ``__init__`` (and the table) unchanged. Fields with ``kw_only=False``
+may also be passed by position, inherited ones first (the order type checkers use).
 """
 
 from __future__ import annotations
@@ -24,13 +34,18 @@ import inspect
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar, cast, dataclass_transform
 
 Check = Callable[[str, Any], None]
 """A parameter check: ``check(name, value)`` raises ``ValueError`` naming what is wrong."""
 
+T = TypeVar("T")
+C = TypeVar("C", bound=type)
+
 _SECTION = re.compile(r"^[A-Z][A-Za-z ]*\n-{3,}[ \t]*$", re.MULTILINE)
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 
 @dataclass(frozen=True)
@@ -51,6 +66,8 @@ class Param:
         ``check(name, value)`` raising ``ValueError`` for a value out of range, run at the
         start of ``fit`` (and when a saved folder is loaded), never in ``__init__``. None:
         checked where the value is used.
+    kw_only : bool, default=True
+        Whether the parameter is keyword-only; False: it may also be passed by position.
     """
 
     name: str
@@ -58,6 +75,7 @@ class Param:
     type: str
     doc: str
     check: Check | None = None
+    kw_only: bool = True
 
     def render(self) -> str:
         """Return the numpydoc entry: ``name : type, default=...`` and the description."""
@@ -65,26 +83,76 @@ class Param:
         return f"{self.name} : {self.type}, default={self.default!r}\n{body}"
 
 
-def _make_init(table: tuple[Param, ...], owner: str) -> Callable[..., None]:
-    defaults = {p.name: p.default for p in table}
+def param(
+    *, default: T, type: str, doc: str, check: Check | None = None, kw_only: bool = True
+) -> T:
+    """Declare a constructor parameter: the value of an annotated field of the class body.
 
-    def __init__(self: Any, **params: Any) -> None:
-        unknown = [name for name in params if name not in defaults]
-        if unknown:
+    Parameters
+    ----------
+    default : object
+        Default value (immutable: shared by every instance).
+    type : str
+        The numpydoc type shown in the docs, such as ``'{"sliding", "tbptt"}'``.
+    doc : str
+        The description (numpydoc text).
+    check : callable, optional
+        ``check(name, value)`` raising ``ValueError``, run at the start of ``fit``.
+    kw_only : bool, default=True
+        False: the parameter may also be passed by position.
+
+    Returns
+    -------
+    Param
+        The record without its name, which :func:`declare_params` takes from the field
+        (typed as the field's value, so that type checkers see the default).
+    """
+    return cast(T, Param("", default, type, doc, check, kw_only))
+
+
+def _fields(cls: type) -> list[Param]:
+    """Return the :func:`param` fields of ``cls``'s own body, named, and remove them."""
+    found = []
+    for name in cls.__dict__.get("__annotations__", {}):
+        value = cls.__dict__.get(name)
+        if not isinstance(value, Param):
             raise TypeError(
-                f"{type(self).__name__}.__init__() got an unexpected keyword argument "
-                f"{unknown[0]!r}"
+                f"{cls.__name__}.{name} is annotated in a class with declared parameters: "
+                "declare it with param(...), or move it out of the class body"
             )
-        for name, default in defaults.items():
-            setattr(self, name, params.get(name, default))
+        found.append(replace(value, name=name))
+        delattr(cls, name)  # instances hold the value; the class keeps no default
+    return found
 
-    self_ = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    keywords = [
-        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default) for p in table
-    ]
-    __init__.__signature__ = inspect.Signature([self_, *keywords])  # type: ignore[attr-defined]
+
+def _signature(table: tuple[Param, ...], inherited: int) -> inspect.Signature:
+    """Return the ``__init__`` signature: positional fields (inherited first), then keywords."""
+    own = table[: len(table) - inherited]
+    above = table[len(table) - inherited :]
+    positional = [p for p in (*above, *own) if not p.kw_only]
+    keywords = [p for p in table if p.kw_only]
+    return inspect.Signature(
+        [
+            inspect.Parameter("self", _POSITIONAL),
+            *(inspect.Parameter(p.name, _POSITIONAL, default=p.default) for p in positional),
+            *(inspect.Parameter(p.name, _KEYWORD, default=p.default) for p in keywords),
+        ]
+    )
+
+
+def _make_init(signature: inspect.Signature, owner: str) -> Callable[..., None]:
+    def __init__(self: Any, *args: Any, **params: Any) -> None:
+        try:
+            bound = signature.bind(self, *args, **params)
+        except TypeError as error:
+            raise TypeError(f"{type(self).__name__}.__init__(): {error}") from None
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
     __init__.__qualname__ = f"{owner}.__init__"
-    __init__.__doc__ = "Store the keyword arguments verbatim (see the class docstring)."
+    __init__.__doc__ = "Store the arguments verbatim (see the class docstring)."
     return __init__
 
 
@@ -103,13 +171,15 @@ def _with_parameters(doc: str | None, table: tuple[Param, ...]) -> str:
     return f"{text[: found.start()]}{section}\n\n{text[found.start() :]}\n"
 
 
-def declare_params(*own: Param) -> Callable[[type], type]:
-    """Class decorator: the class takes ``own`` followed by the parameters it inherits.
+@dataclass_transform(kw_only_default=True, field_specifiers=(param,))
+def declare_params(*own: Param) -> Callable[[C], C]:
+    """Class decorator: the class takes its :func:`param` fields, then the inherited ones.
 
     Parameters
     ----------
     *own : Param
-        The parameters this class adds (none: the inherited ones only, re-documented).
+        Records to add in front of the class's fields (named; not seen by type checkers:
+        prefer fields).
 
     Returns
     -------
@@ -121,19 +191,28 @@ def declare_params(*own: Param) -> Callable[[type], type]:
     ------
     ValueError
         If a name is declared twice.
+    TypeError
+        If the class body annotates an attribute that is not a :func:`param` field.
     """
 
-    def decorate(cls: type) -> type:
-        table = (*own, *getattr(cls, "_param_table", ()))
+    def decorate(cls: C) -> C:
+        inherited: tuple[Param, ...] = getattr(cls, "_param_table", ())
+        table = (*own, *_fields(cls), *inherited)
         names = [p.name for p in table]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"{cls.__name__}: parameters {twice} are declared twice")
         cls._param_table = table  # type: ignore[attr-defined]  # the decorator adds it
-        init = _make_init(table, cls.__qualname__)
+        init = _make_init(_signature(table, len(inherited)), cls.__qualname__)
         init.__module__ = cls.__module__
         cls.__init__ = init  # type: ignore[misc]  # replacing __init__ is the decorator's job
         cls.__doc__ = _with_parameters(cls.__doc__, table)
         return cls
 
     return decorate
+
+
+def declared(cls: type) -> tuple[Param, ...]:
+    """Return the parameter records of a class made by :func:`declare_params`, in order."""
+    table: tuple[Param, ...] = getattr(cls, "_param_table", ())
+    return table

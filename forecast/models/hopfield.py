@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -10,34 +10,13 @@ from torch import nn
 
 from forecast.base import FrameLike
 from forecast.models._params import none_or_positive
-from forecast.models.declare import Param, declare_params
+from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
 from forecast.models.transformer import encoder_inputs, per_series
 from forecast.nn.hopfield import HopfieldPooling
 
 
-@declare_params(
-    Param("n_heads", 4, "int", "Heads (learned queries); must divide ``hidden_size``."),
-    Param(
-        "beta",
-        None,
-        "float or None",
-        "Inverse temperature of the retrieval; None: ``1 / sqrt(hidden_size / n_heads)``.",
-        none_or_positive,
-    ),
-    Param(
-        "update_steps",
-        1,
-        "int",
-        "Hopfield updates per retrieval; the retrieved pattern is the next query.",
-    ),
-    Param(
-        "positional",
-        "sinusoidal",
-        '{"sinusoidal", "learned"}',
-        "Positions added to the embedded steps.",
-    ),
-)
+@declare_params()
 class HopfieldForecaster(NeuralForecaster):
     """Forecaster that retrieves from the context window with learned Hopfield queries.
 
@@ -62,6 +41,26 @@ class HopfieldForecaster(NeuralForecaster):
     >>> model.association_weights().shape  # doctest: +SKIP
     (1, 4, 168)
     """
+
+    n_heads: int = param(
+        default=4, type="int", doc="Heads (learned queries); must divide ``hidden_size``."
+    )
+    beta: float | None = param(
+        default=None,
+        type="float or None",
+        doc="Inverse temperature of the retrieval; None: ``1 / sqrt(hidden_size / n_heads)``.",
+        check=none_or_positive,
+    )
+    update_steps: int = param(
+        default=1,
+        type="int",
+        doc="Hopfield updates per retrieval; the retrieved pattern is the next query.",
+    )
+    positional: Literal["sinusoidal", "learned"] = param(
+        default="sinusoidal",
+        type='{"sinusoidal", "learned"}',
+        doc="Positions added to the embedded steps.",
+    )
 
     def _build_encoder(self, input_size: int) -> nn.Module:
         return HopfieldPooling(

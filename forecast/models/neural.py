@@ -1,8 +1,8 @@
 """The shared base of the neural forecasters.
 
 A family (LSTM, transformer, ...) subclasses :class:`NeuralForecaster`, declares the
-parameters it adds with :func:`forecast.models.declare.declare_params` (the shared ones are
-the table :data:`forecast.models.neural_params.NEURAL_PARAMS`) and implements one method,
+parameters it adds as :func:`forecast.models.declare.param` fields (the shared ones are
+those of :class:`forecast.models.neural_params.NeuralParams`) and implements one method,
 ``_build_encoder(input_size) -> nn.Module``. Windows, heads, training, roll-out, seeding,
 checkpoints and persistence live here and in the modules it calls.
 """
@@ -39,7 +39,7 @@ from forecast.models.auto import (  # noqa: F401 (the constants were public here
 )
 from forecast.models.declare import declare_params
 from forecast.models.legacy import fill_0_1_0
-from forecast.models.neural_params import NEURAL_PARAMS
+from forecast.models.neural_params import NeuralParams
 from forecast.models.onnx_export import OnnxExportMixin
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
@@ -61,8 +61,8 @@ _RESUMABLE = (
 )
 
 
-@declare_params(*NEURAL_PARAMS)
-class NeuralForecaster(OnnxExportMixin, BaseForecaster):
+@declare_params()
+class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
     """Base of the neural forecasters: an encoder over context windows and a direct head.
 
     Every ``"auto"`` parameter is resolved once in ``fit``

@@ -1,10 +1,11 @@
 """The parameters every neural forecaster takes, declared once: default, type, check, doc.
 
-``NEURAL_PARAMS`` is the table :class:`forecast.models.neural.NeuralForecaster` is declared
-with (:func:`forecast.models.declare.declare_params`); the families add their own records in
-front. Adding a shared parameter is one record here. The file is longer than 400 lines
-because it is one table of 48 records, most of it their numpydoc text (what ``help()``
-shows for every family); split, the one declaration would be two.
+:class:`NeuralParams` declares them as typed fields (:func:`forecast.models.declare.param`):
+:class:`forecast.models.neural.NeuralForecaster` derives from it and the families add their
+own fields in front; ``NEURAL_PARAMS`` is its table of records. Adding a shared parameter is
+one field here. The file is longer than 400 lines because it is one declaration of 48
+fields, most of it their numpydoc text (what ``help()`` shows for every family); split, the
+one declaration would be two.
 
 What the ``"auto"`` values resolve to, resolved once in ``fit`` by
 :func:`forecast.models.auto.resolve_auto` into fitted attributes (``n``: training steps over
@@ -38,57 +39,60 @@ split, :data:`forecast.models.auto.MOTION_PRESET` spells them out):
 
 from __future__ import annotations
 
-from forecast.models._params import (
-    channel_weight,
-    dropout,
-    fraction,
-    integer,
-    non_negative,
-    none_or_integer,
-    none_or_non_negative,
-    one_of,
-    positive,
-    quantile_levels,
-    train_origins,
-)
+from collections.abc import Hashable, Sequence
+from typing import Literal
+
+import numpy as np
+
+from forecast.models import _params as checks
 from forecast.models.auto import (
     AUTO_ORIGINS,
     AUTO_RESIDUAL_DROPOUT,
     AUTO_RESIDUAL_HORIZON_WEIGHT,
 )
-from forecast.models.declare import Param
+from forecast.models.declare import Param, declare_params, declared, param
 from forecast.training.loop import LOSSES, SCHEDULERS
 
-AUTO_TRUE_FALSE = one_of("auto", True, False, says="'auto', True or False")
+AUTO_TRUE_FALSE = checks.one_of("auto", True, False, says="'auto', True or False")
 
-NEURAL_PARAMS: tuple[Param, ...] = (
-    # ----------------------------------------------------------- network and windows
-    Param("context_length", 168, "int", "Steps of history the network reads (``L``).", integer()),
-    Param(
-        "horizon",
-        24,
-        "int",
-        """Steps the head forecasts at once. ``predict`` slices shorter horizons and rolls
+
+@declare_params()
+class NeuralParams:
+    """The parameters every neural forecaster shares (the base of their constructors)."""
+
+    # ------------------------------------------------------ network and windows
+    context_length: int = param(
+        default=168,
+        type="int",
+        doc="Steps of history the network reads (``L``).",
+        check=checks.integer(),
+    )
+    horizon: int = param(
+        default=24,
+        type="int",
+        doc="""Steps the head forecasts at once. ``predict`` slices shorter horizons and rolls
         longer ones out in blocks, feeding forecasts back as inputs.""",
-        integer(),
-    ),
-    Param("hidden_size", 64, "int", "Width of the encoder.", integer()),
-    Param("num_layers", 1, "int", "Depth of the encoder.", integer()),
-    Param(
-        "dropout",
-        "auto",
-        'float or "auto"',
-        f"""Dropout of the encoder, in [0, 1) (``dropout_``). ``"auto"``:
+        check=checks.integer(),
+    )
+    hidden_size: int = param(
+        default=64, type="int", doc="Width of the encoder.", check=checks.integer()
+    )
+    num_layers: int = param(
+        default=1, type="int", doc="Depth of the encoder.", check=checks.integer()
+    )
+    dropout: float | Literal["auto"] = param(
+        default="auto",
+        type='float or "auto"',
+        doc=f"""Dropout of the encoder, in [0, 1) (``dropout_``). ``"auto"``:
         {AUTO_RESIDUAL_DROPOUT} with ``residual=True``, else 0 (chosen on the CMU mocap
         validation split, where a residual network stops early and overfits its far leads
         without it).""",
-        dropout,
-    ),
-    Param(
-        "windowing",
-        "sliding",
-        '{"sliding", "tbptt"}',
-        """``"sliding"``: samples are ``L`` steps of context and the next ``horizon`` steps,
+        check=checks.dropout,
+    )
+    windowing: Literal["sliding", "tbptt"] = param(
+        default="sliding",
+        type='{"sliding", "tbptt"}',
+        doc="""``"sliding"``: samples are ``L`` steps of context and the next ``horizon`` steps,
         state from zero. ``"tbptt"``: each series is read as long streams in chunks of
         ``tbptt_steps``; the state is carried across chunks and detached between them, and
         every step with a complete target horizon carries a loss (recurrent encoders only).
@@ -96,65 +100,62 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         forecast; once the trained recurrence has forgotten its initial state (typically
         within a few days of hourly steps), a longer warm-up gives the same forecast, so the
         length of memory is set by training, not by ``context_length``.""",
-        one_of("sliding", "tbptt"),
-    ),
-    Param(
-        "tbptt_steps",
-        None,
-        "int or None",
-        """Chunk length for ``windowing="tbptt"`` (``tbptt_steps_``); None:
+        check=checks.one_of("sliding", "tbptt"),
+    )
+    tbptt_steps: int | None = param(
+        default=None,
+        type="int or None",
+        doc="""Chunk length for ``windowing="tbptt"`` (``tbptt_steps_``); None:
         ``context_length``.""",
-        integer(optional=True),
-    ),
-    Param(
-        "strategy",
-        "direct",
-        '{"direct", "recursive", "seq2seq"}',
-        """``"direct"``: all ``horizon`` steps in one pass. ``"recursive"``: a one-step head,
+        check=checks.integer(optional=True),
+    )
+    strategy: Literal["direct", "recursive", "seq2seq"] = param(
+        default="direct",
+        type='{"direct", "recursive", "seq2seq"}',
+        doc="""``"direct"``: all ``horizon`` steps in one pass. ``"recursive"``: a one-step head,
         rolled out step by step at prediction time. ``"seq2seq"``: a GRU decoder
         (:class:`forecast.nn.decoder.DecoderHead`) started from the encoder's summary reads
         the last observed value, then its own forecast of each step (also in training: no
         teacher forcing), with ``residual=True`` adding a change per step (Res-sup.,
         Martinez et al. 2017); sliding windows and point forecasts only.""",
-        one_of("direct", "recursive", "seq2seq"),
-    ),
-    # --------------------------------------------------------------- optimisation
-    Param("max_epochs", 30, "int", "Optimisation length in epochs.", integer()),
-    Param(
-        "batch_size",
-        256,
-        "int",
-        "Samples (or parallel streams with ``windowing='tbptt'``) per step.",
-        integer(),
-    ),
-    Param("learning_rate", 2e-3, "float", "Step size, > 0.", positive),
-    Param(
-        "optimizer",
-        "adam",
-        "str",
-        "Name understood by :func:`forecast.training.optim.build_optimizer`.",
-    ),
-    Param("weight_decay", 0.0, "float", "L2 penalty."),
-    Param(
-        "lr_scheduler",
-        None,
-        '{None, "cosine", "plateau", "step", "exponential"}',
-        """Learning-rate schedule, stepped per epoch (``"exponential"``: times ``0.96 ** 0.5``
+        check=checks.one_of("direct", "recursive", "seq2seq"),
+    )
+    # ------------------------------------------------------------- optimisation
+    max_epochs: int = param(
+        default=30, type="int", doc="Optimisation length in epochs.", check=checks.integer()
+    )
+    batch_size: int = param(
+        default=256,
+        type="int",
+        doc="Samples (or parallel streams with ``windowing='tbptt'``) per step.",
+        check=checks.integer(),
+    )
+    learning_rate: float = param(
+        default=2e-3, type="float", doc="Step size, > 0.", check=checks.positive
+    )
+    optimizer: str = param(
+        default="adam",
+        type="str",
+        doc="Name understood by :func:`forecast.training.optim.build_optimizer`.",
+    )
+    weight_decay: float = param(default=0.0, type="float", doc="L2 penalty.")
+    lr_scheduler: Literal["cosine", "plateau", "step", "exponential"] | None = param(
+        default=None,
+        type='{None, "cosine", "plateau", "step", "exponential"}',
+        doc="""Learning-rate schedule, stepped per epoch (``"exponential"``: times ``0.96 ** 0.5``
         each epoch, LTD's decay).""",
-        one_of(*SCHEDULERS),
-    ),
-    Param(
-        "gradient_clip",
-        1.0,
-        "float or None",
-        "Maximal gradient norm over all parameters (None: no clipping).",
-        none_or_non_negative,
-    ),
-    Param(
-        "validation_fraction",
-        0.1,
-        "float",
-        """Last fraction of each series held out (no training target inside it) for early
+        check=checks.one_of(*SCHEDULERS),
+    )
+    gradient_clip: float | None = param(
+        default=1.0,
+        type="float or None",
+        doc="Maximal gradient norm over all parameters (None: no clipping).",
+        check=checks.none_or_non_negative,
+    )
+    validation_fraction: float = param(
+        default=0.1,
+        type="float",
+        doc="""Last fraction of each series held out (no training target inside it) for early
         stopping and best-weights restore; 0 watches the training loss instead. When several
         series are given (dict or long frame) and some are too short for a tail plus one
         training window, those are trained on whole without a tail (``untailed_series_``)
@@ -164,89 +165,79 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         series (at most ``n - 1``), spread evenly over the order given and ending with the
         last, at positions ``ceil((j + 1) n / k) - 1`` for ``j = 0 .. k - 1``. A single
         series, or ``validation_size``, always keeps its tail.""",
-        fraction,
-    ),
-    Param(
-        "early_stopping_patience",
-        5,
-        "int or None",
-        "Epochs without improvement before stopping (None: never stop early).",
-        integer(optional=True),
-    ),
-    Param(
-        "device",
-        "auto",
-        '{"auto", "cpu", "cuda"}',
-        """``"auto"`` picks CUDA when available (``device_``); ``"cuda:N"`` names a GPU.""",
-    ),
-    Param(
-        "random_state",
-        None,
-        "int, numpy Generator, RandomState or None",
-        """Seed of weight initialisation, dropout and data order (``seed_``; None: drawn).""",
-    ),
-    Param("verbose", 0, "int", "0: silent; otherwise a progress bar when stderr is a terminal."),
-    Param(
-        "checkpoint_dir",
-        None,
-        "str or None",
-        """Folder for a checkpoint written after every epoch; a fit with a checkpoint present
+        check=checks.fraction,
+    )
+    early_stopping_patience: int | None = param(
+        default=5,
+        type="int or None",
+        doc="Epochs without improvement before stopping (None: never stop early).",
+        check=checks.integer(optional=True),
+    )
+    device: str = param(
+        default="auto",
+        type='{"auto", "cpu", "cuda"}',
+        doc="""``"auto"`` picks CUDA when available (``device_``); ``"cuda:N"`` names a GPU.""",
+    )
+    random_state: int | np.random.Generator | np.random.RandomState | None = param(
+        default=None,
+        type="int, numpy Generator, RandomState or None",
+        doc="""Seed of weight initialisation, dropout and data order (``seed_``; None: drawn).""",
+    )
+    verbose: int = param(
+        default=0, type="int", doc="0: silent; otherwise a progress bar when stderr is a terminal."
+    )
+    checkpoint_dir: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Folder for a checkpoint written after every epoch; a fit with a checkpoint present
         (same parameters and data) resumes from it.""",
-    ),
-    # ------------------------------------------------------------- input handling
-    Param(
-        "future_covariates",
-        None,
-        "list of str or None",
-        """Columns known in advance (weather forecasts, the operators' own forecast): read
+    )
+    # ----------------------------------------------------------- input handling
+    future_covariates: Sequence[str] | None = param(
+        default=None,
+        type="list of str or None",
+        doc="""Columns known in advance (weather forecasts, the operators' own forecast): read
         with the history, and their values at the forecast steps by the head; pass them for
         the horizon with ``predict(..., future=df)``.""",
-    ),
-    Param(
-        "past_covariates",
-        None,
-        "list of str or None",
-        """Columns observed only up to now: read with the history (not with horizons the
+    )
+    past_covariates: Sequence[str] | None = param(
+        default=None,
+        type="list of str or None",
+        doc="""Columns observed only up to now: read with the history (not with horizons the
         network rolls out beyond ``horizon``).""",
-    ),
-    Param(
-        "calendar",
-        False,
-        "bool",
-        """Add hour, weekday and day of year (cyclic, in local time) and, with ``country``,
+    )
+    calendar: bool = param(
+        default=False,
+        type="bool",
+        doc="""Add hour, weekday and day of year (cyclic, in local time) and, with ``country``,
         public holidays and bridge days as future-known inputs.""",
-    ),
-    Param(
-        "country",
-        None,
-        "str or None",
-        """Holiday calendar of the calendar features, such as ``"DE"`` or ``"DE-BY"``.""",
-    ),
-    Param(
-        "timezone",
-        None,
-        "str or None",
-        """Local time zone of the calendar features and of ``train_origins`` clock times
+    )
+    country: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Holiday calendar of the calendar features, such as ``"DE"`` or ``"DE-BY"``.""",
+    )
+    timezone: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Local time zone of the calendar features and of ``train_origins`` clock times
         (None: the index's zone).""",
-    ),
-    Param(
-        "fill_gaps",
-        False,
-        "bool",
-        "Insert missing steps of the regular index and interpolate them.",
-    ),
-    Param(
-        "nan_policy",
-        "raise",
-        '{"raise", "interpolate"}',
-        "What NaN or infinite values in the history do: raise, or interpolate in time.",
-    ),
+    )
+    fill_gaps: bool = param(
+        default=False,
+        type="bool",
+        doc="Insert missing steps of the regular index and interpolate them.",
+    )
+    nan_policy: Literal["raise", "interpolate"] = param(
+        default="raise",
+        type='{"raise", "interpolate"}',
+        doc="What NaN or infinite values in the history do: raise, or interpolate in time.",
+    )
     # ------------------------------------------------------ forecast references
-    Param(
-        "normalization",
-        "auto",
-        '{"auto", "window", None}',
-        """``"window"``: each context window's targets are centred and scaled by their own mean
+    normalization: Literal["auto", "window"] | None = param(
+        default="auto",
+        type='{"auto", "window", None}',
+        doc="""``"window"``: each context window's targets are centred and scaled by their own mean
         and standard deviation before the encoder reads them and the forecast is mapped back
         (RevIN-style), so forecasts follow the level of the recent data rather than of the
         training years. ``None``: only the global scaling fitted on the training data.
@@ -255,38 +246,34 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         on the CMU mocap validation split ``None`` was worse at every horizon (the forecast
         change is then scaled by the window's spread, so quiet windows get small changes).
         Resolved into ``normalize_``.""",
-        one_of("auto", "window", None, says="'auto', 'window' or None"),
-    ),
-    Param(
-        "reference",
-        None,
-        "int, str or None",
-        """Season of a seasonal reference the head forecasts the difference to: steps (int) or
+        check=checks.one_of("auto", "window", None, says="'auto', 'window' or None"),
+    )
+    reference: int | str | None = param(
+        default=None,
+        type="int, str or None",
+        doc="""Season of a seasonal reference the head forecasts the difference to: steps (int) or
         a duration such as ``"7D"`` or ``"1D"`` (whole multiples of the data frequency, at
         most ``context_length``; ``season_``). The forecast of step ``j`` is the last
         observed value at the same phase of the season plus a learned correction. Needs
         sliding windows.""",
-    ),
-    Param(
-        "validation_size",
-        None,
-        "int, str or None",
-        """Length of the validation tail of each series, in steps (int) or as a duration such
+    )
+    validation_size: int | str | None = param(
+        default=None,
+        type="int, str or None",
+        doc="""Length of the validation tail of each series, in steps (int) or as a duration such
         as ``"90D"`` (``validation_steps_``); replaces ``validation_fraction`` when given.""",
-    ),
-    Param(
-        "n_ensemble",
-        1,
-        "int",
-        """Networks trained with seeds ``seed_, seed_ + 1, ...`` whose forecasts are averaged.
+    )
+    n_ensemble: int = param(
+        default=1,
+        type="int",
+        doc="""Networks trained with seeds ``seed_, seed_ + 1, ...`` whose forecasts are averaged.
         ``history_``, ``n_epochs_`` and ``best_epoch_`` describe the first member.""",
-        integer(),
-    ),
-    Param(
-        "train_origins",
-        "auto",
-        '"auto", None, int, str or list of str',
-        f"""Which steps may end the context of a training window (``train_origins_``). None:
+        check=checks.integer(),
+    )
+    train_origins: int | str | Sequence[str] | None = param(
+        default="auto",
+        type='"auto", None, int, str or list of str',
+        doc=f"""Which steps may end the context of a training window (``train_origins_``). None:
         every step. An int ``k``: every ``k``-th step (fewer, less redundant windows per
         epoch). ``"auto"``: every step while the series hold at most {AUTO_ORIGINS:,} steps
         in all, else every ``k``-th step with the smallest ``k`` that keeps at most that many
@@ -297,37 +284,34 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         origins of the day-ahead market protocol only. Validation windows are chosen the
         same way. Sliding windows only weigh these origins; with truncated BPTT every step
         is read but only these carry a loss.""",
-        train_origins,
-    ),
-    Param(
-        "linear_skip",
-        "auto",
-        '{"auto", True, False}',
-        """Add a linear map from each target channel's normalised context to its forecast (a
+        check=checks.train_origins,
+    )
+    linear_skip: bool | Literal["auto"] = param(
+        default="auto",
+        type='{"auto", True, False}',
+        doc="""Add a linear map from each target channel's normalised context to its forecast (a
         linear model on lags, learned jointly and initialised at zero) to the network's
         output (``skip_``). Needs sliding windows; ``"auto"``: on for sliding windows, off
         for truncated BPTT and with ``target_transform`` (residual models included: chosen
         on the CMU mocap validation split).""",
-        AUTO_TRUE_FALSE,
-    ),
-    Param(
-        "quantiles",
-        None,
-        "tuple of float or None",
-        """Sorted, distinct levels in (0, 1) such as ``(0.1, 0.5, 0.9)``: the head forecasts
+        check=AUTO_TRUE_FALSE,
+    )
+    quantiles: Sequence[float] | None = param(
+        default=None,
+        type="tuple of float or None",
+        doc="""Sorted, distinct levels in (0, 1) such as ``(0.1, 0.5, 0.9)``: the head forecasts
         one value per level, trained with the pinball loss (early stopping watches the
         validation pinball loss), and the levels never cross (cumulative softplus gaps
         around the level nearest 0.5). That level (the median when 0.5 is given) is the
         point forecast, also what a recursive roll-out feeds back. ``predict(h,
         quantiles=True)`` adds the columns ``<column>_q<level>``. None: a point head
         trained on squared error.""",
-        quantile_levels,
-    ),
-    Param(
-        "residual",
-        False,
-        "bool",
-        """Forecast changes relative to the last observed value of each target channel (in
+        check=checks.quantile_levels,
+    )
+    residual: bool = param(
+        default=False,
+        type="bool",
+        doc="""Forecast changes relative to the last observed value of each target channel (in
         scaled units) and add that value back: a reference (as with ``reference``) whose
         value for every step is the last observed one (``season_ = 1``), so the network
         starts from a zero-velocity forecast (Martinez et al. 2017). The encoder still reads
@@ -337,13 +321,12 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         ``reference``. It also switches the motion settings of ``dropout``,
         ``horizon_weight`` and ``input_differences`` left at ``"auto"`` (see the table of
         :mod:`forecast.models.neural_params`).""",
-        one_of(True, False, says="True or False"),
-    ),
-    Param(
-        "validation_series",
-        None,
-        "int, float, list or None",
-        """Hold out whole series (of a dict or long-frame input) for early stopping instead of
+        check=checks.one_of(True, False, says="True or False"),
+    )
+    validation_series: float | Sequence[Hashable] | None = param(
+        default=None,
+        type="int, float, list or None",
+        doc="""Hold out whole series (of a dict or long-frame input) for early stopping instead of
         a tail of each: an int ``k``, the last ``k`` series in the order given; a float in
         (0, 1), that fraction of the series (rounded, at least one), again the last ones; a
         list, the series with these keys. Training uses the other series whole, validation
@@ -351,24 +334,22 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         horizon`` steps (many short sequences, such as motion-capture takes). Replaces
         ``validation_fraction``; not with ``validation_size``. None: tails, see
         ``validation_fraction`` for series too short for one.""",
-    ),
-    Param(
-        "patch_length",
-        1,
-        "int",
-        """Steps per encoder token (PatchTST-style, Nie et al. 2023): the encoder reads the
+    )
+    patch_length: int = param(
+        default=1,
+        type="int",
+        doc="""Steps per encoder token (PatchTST-style, Nie et al. 2023): the encoder reads the
         context as ``context_length / patch_length`` tokens, each holding the inputs of
         ``patch_length`` consecutive steps, so a long context of fine steps (a week of
         quarter-hours: 672 steps, patches of 4: 168 tokens) costs what the coarse one does;
         the head still forecasts every step. ``context_length`` must be a multiple of it;
         sliding windows only. 1: one token per step.""",
-        integer(),
-    ),
-    Param(
-        "input_differences",
-        "auto",
-        '{"auto", True, False}',
-        """Let the encoder also read each context step's change from the step before, per
+        check=checks.integer(),
+    )
+    input_differences: bool | Literal["auto"] = param(
+        default="auto",
+        type='{"auto", True, False}',
+        doc="""Let the encoder also read each context step's change from the step before, per
         target channel (of the globally scaled values, divided by ``change_scale_``), next to
         the values themselves, so velocities are inputs at unit scale rather than something
         the encoder must work out from values that vary far more across a window than
@@ -376,36 +357,33 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         with ``residual=True`` or ``target_transform`` and sliding windows, else off (on the
         CMU mocap validation split it lowered the error at every horizon, see
         ``experiments/results/cmu_mocap.md``).""",
-        AUTO_TRUE_FALSE,
-    ),
-    Param(
-        "micro_batch_size",
-        None,
-        "int or None",
-        """Read each training batch in even slices of at most this many windows (streams with
+        check=AUTO_TRUE_FALSE,
+    )
+    micro_batch_size: int | None = param(
+        default=None,
+        type="int or None",
+        doc="""Read each training batch in even slices of at most this many windows (streams with
         ``windowing="tbptt"``), backpropagating each slice's loss weighted by its share of
         the batch (its windows, or its loss-bearing steps), then clip and step once per
         batch: the step is that of the whole ``batch_size`` batch (up to float rounding;
         with ``dropout`` the masks are drawn per slice) while only one slice's activations
         are held, so peak memory falls. Validation and prediction also read at most this
         many windows at a time. None: the whole batch at once.""",
-        none_or_integer,
-    ),
-    Param(
-        "loss",
-        "mse",
-        '{"mse", "mae"}',
-        """Training loss of a point head, also watched by early stopping: mean squared error
+        check=checks.none_or_integer,
+    )
+    loss: Literal["mse", "mae"] = param(
+        default="mse",
+        type='{"mse", "mae"}',
+        doc="""Training loss of a point head, also watched by early stopping: mean squared error
         or mean absolute error of the (scaled) targets. MAE weighs large errors less and
         tracks relative errors such as MAPE more closely on series of steady level.
         Quantile heads always train the pinball loss (leave ``"mse"`` with ``quantiles``).""",
-        one_of(*LOSSES),
-    ),
-    Param(
-        "target_transform",
-        None,
-        '{None, "difference"}',
-        """``"difference"``: the network forecasts each step's change from the step before (a
+        check=checks.one_of(*LOSSES),
+    )
+    target_transform: Literal["difference"] | None = param(
+        default=None,
+        type='{None, "difference"}',
+        doc="""``"difference"``: the network forecasts each step's change from the step before (a
         velocity, in units of ``change_scale_``, the root mean square one-step change of
         each channel) and the forecast is the last observed value plus their running sum;
         ``loss`` is taken of these changes, so every horizon step weighs alike, as when a
@@ -415,13 +393,12 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         that scored best at short horizons on the CMU mocap validation split). Not with
         ``residual``, ``reference``, ``quantiles`` or ``strategy="seq2seq"``. None: forecast
         the values.""",
-        one_of(None, "difference", says="None or 'difference'"),
-    ),
-    Param(
-        "horizon_weight",
-        "auto",
-        '"auto", None, float or sequence of float',
-        f"""Weight of each forecast lead in the training loss (and the loss early stopping
+        check=checks.one_of(None, "difference", says="None or 'difference'"),
+    )
+    horizon_weight: float | Sequence[float] | Literal["auto"] | None = param(
+        default="auto",
+        type='"auto", None, float or sequence of float',
+        doc=f"""Weight of each forecast lead in the training loss (and the loss early stopping
         watches), normalised to mean 1 (``horizon_weight_``). None: every lead alike. A
         number ``p >= 0``: lead ``k`` (1-based) weighs ``k ** -p``, so the near leads, whose
         errors are small, are not drowned by the far ones. A sequence: one weight per lead
@@ -430,58 +407,53 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         residual forecast grows with the lead like that of the last value, zero velocity,
         and weighing every lead alike left the near leads of motion worse than zero
         velocity: CMU mocap validation split, ``experiments/results/cmu_mocap.md``).""",
-    ),
-    Param(
-        "dct_input",
-        None,
-        "int or None",
-        """Read each context window as a trajectory in a temporal DCT basis: the window is
+    )
+    dct_input: int | None = param(
+        default=None,
+        type="int or None",
+        doc="""Read each context window as a trajectory in a temporal DCT basis: the window is
         padded with its last step repeated over the horizon (``context_length + horizon``
         steps), transformed along time per input channel (orthonormal DCT-II) and truncated
         to its first ``dct_input`` coefficients, and the encoder reads one token per
         coefficient, lowest frequency first, instead of one per step (the input of LTD, Mao
         et al. 2019, and siMLPe, Guo et al. 2023; :mod:`forecast.nn.dct`). Sliding windows
         without patches; at most ``context_length + horizon``. None: one token a step.""",
-        integer(optional=True),
-    ),
-    Param(
-        "dct_output",
-        None,
-        "int or None",
-        """Forecast the first ``dct_output`` coefficients of a temporal DCT over the horizon
+        check=checks.integer(optional=True),
+    )
+    dct_output: int | None = param(
+        default=None,
+        type="int or None",
+        doc="""Forecast the first ``dct_output`` coefficients of a temporal DCT over the horizon
         per channel instead of every step, and return their inverse transform: a smooth
         trajectory of that many degrees of freedom per channel. With ``residual=True`` the
         coefficients are those of the change from the last observed value (the residual in
         the DCT basis of LTD and its successors). Direct strategy; at most ``horizon``.
         None: one output a step.""",
-        integer(optional=True),
-    ),
-    Param(
-        "channel_mixing",
-        False,
-        "bool",
-        """Follow the linear skip path (``linear_skip``), a per-channel map of each channel's
+        check=checks.integer(optional=True),
+    )
+    channel_mixing: bool = param(
+        default=False,
+        type="bool",
+        doc="""Follow the linear skip path (``linear_skip``), a per-channel map of each channel's
         own lags, by a learned linear map across channels that starts at the identity, so the
         linear part of the forecast can move the channels together (joints of a skeleton);
         the encoders mix channels already in their input layer. Needs ``linear_skip``.""",
-        one_of(True, False, says="True or False"),
-    ),
-    Param(
-        "velocity_weight",
-        0.0,
-        "float",
-        """Add this weight times the loss of the forecast's step changes (velocities, divided
+        check=checks.one_of(True, False, says="True or False"),
+    )
+    velocity_weight: float = param(
+        default=0.0,
+        type="float",
+        doc="""Add this weight times the loss of the forecast's step changes (velocities, divided
         by ``change_scale_``, each channel's root mean square one-step change) to the
         training loss, as the motion-prediction literature does, so a forecast is also
         trained to move at the right speed. 0: values only. Point forecasts; not with
         ``target_transform="difference"``, whose loss is of step changes already.""",
-        non_negative,
-    ),
-    Param(
-        "channel_weight",
-        None,
-        'None, "scale" or sequence of float',
-        """Weight of each target channel in the training loss (and the loss early stopping
+        check=checks.non_negative,
+    )
+    channel_weight: Literal["scale"] | Sequence[float] | None = param(
+        default=None,
+        type='None, "scale" or sequence of float',
+        doc="""Weight of each target channel in the training loss (and the loss early stopping
         watches), normalised to mean 1 (``channel_weight_``). None: every channel alike in
         its scaled units, as if each channel mattered equally. ``"scale"``: each channel by
         its training standard deviation (squared for ``loss="mse"``), so the loss is that of
@@ -489,7 +461,9 @@ NEURAL_PARAMS: tuple[Param, ...] = (
         adds them up (joint angles in radians, the load of zones in MW), where an all but
         constant channel should not weigh as much as one that moves. A sequence: one weight
         per target column.""",
-        channel_weight,
-    ),
-)
+        check=checks.channel_weight,
+    )
+
+
+NEURAL_PARAMS: tuple[Param, ...] = declared(NeuralParams)
 """The shared parameters of the neural forecasters, in signature order."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from torch import nn
 
 from forecast.models._params import none_or_positive
-from forecast.models.declare import Param, declare_params
+from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
 from forecast.nn.orthogonal import OrthogonalRNN
 
@@ -15,36 +15,7 @@ if TYPE_CHECKING:
     from forecast.base import SeriesArrays
 
 
-@declare_params(
-    Param(
-        "nonlinearity",
-        "relu",
-        '{"relu", "tanh"}',
-        """Activation ``f`` of the recurrence. ``"relu"`` follows Wisdom et al.; on the
-        delayed-recall task of ``experiments/long_memory.py`` only ``"tanh"`` learned to
-        carry values across 100+ steps.""",
-    ),
-    Param(
-        "stiefel_lr",
-        None,
-        "float or None",
-        """Learning rate of the Cayley update of ``W_h`` (None: ``learning_rate``). LR
-        schedules scale it too.""",
-        none_or_positive,
-    ),
-    Param(
-        "stiefel_rmsprop",
-        False,
-        "bool",
-        "Scale the gradient of ``W_h`` RMSprop-style before the Cayley update.",
-    ),
-    Param(
-        "init",
-        "random",
-        '{"random", "identity"}',
-        "Initial ``W_h``: Haar-random orthogonal, or the identity.",
-    ),
-)
+@declare_params()
 class OrthogonalRNNForecaster(NeuralForecaster):
     """Forecaster over an orthogonal RNN trained with the Cayley update (Wisdom et al., 2016).
 
@@ -70,6 +41,31 @@ class OrthogonalRNNForecaster(NeuralForecaster):
     >>> model.orthogonality_error_ < 1e-4  # doctest: +SKIP
     True
     """
+
+    nonlinearity: Literal["relu", "tanh"] = param(
+        default="relu",
+        type='{"relu", "tanh"}',
+        doc="""Activation ``f`` of the recurrence. ``"relu"`` follows Wisdom et al.; on the
+        delayed-recall task of ``experiments/long_memory.py`` only ``"tanh"`` learned to
+        carry values across 100+ steps.""",
+    )
+    stiefel_lr: float | None = param(
+        default=None,
+        type="float or None",
+        doc="""Learning rate of the Cayley update of ``W_h`` (None: ``learning_rate``). LR
+        schedules scale it too.""",
+        check=none_or_positive,
+    )
+    stiefel_rmsprop: bool = param(
+        default=False,
+        type="bool",
+        doc="Scale the gradient of ``W_h`` RMSprop-style before the Cayley update.",
+    )
+    init: Literal["random", "identity"] = param(
+        default="random",
+        type='{"random", "identity"}',
+        doc="Initial ``W_h``: Haar-random orthogonal, or the identity.",
+    )
 
     def _build_encoder(self, input_size: int) -> nn.Module:
         return OrthogonalRNN(

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from torch import nn
 
-from forecast.models.declare import Param, declare_params
+from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
 from forecast.nn.recurrent import build_recurrent
 
 
-@declare_params(
-    Param("nonlinearity", "tanh", '{"tanh", "relu"}', "Activation of the recurrence."),
-)
+@declare_params()
 class ElmanForecaster(NeuralForecaster):
     """Forecaster over an Elman recurrent network.
 
@@ -31,6 +31,10 @@ class ElmanForecaster(NeuralForecaster):
     >>> forecast = model.fit(df).predict(horizon=24)  # doctest: +SKIP
     """
 
+    nonlinearity: Literal["tanh", "relu"] = param(
+        default="tanh", type='{"tanh", "relu"}', doc="Activation of the recurrence."
+    )
+
     def _build_encoder(self, input_size: int) -> nn.Module:
         return build_recurrent(
             "elman",
@@ -42,14 +46,7 @@ class ElmanForecaster(NeuralForecaster):
         )
 
 
-@declare_params(
-    Param(
-        "peephole",
-        False,
-        "bool",
-        "Let the gates read the cell state (peephole LSTM of :mod:`forecast.nn.peephole`).",
-    ),
-)
+@declare_params()
 class LSTMForecaster(NeuralForecaster):
     """Forecaster over a long short-term memory network.
 
@@ -68,6 +65,12 @@ class LSTMForecaster(NeuralForecaster):
     >>> model = LSTMForecaster(context_length=168, hidden_size=64, max_epochs=30, random_state=0)
     >>> forecast = model.fit(df).predict(horizon=24)  # doctest: +SKIP
     """
+
+    peephole: bool = param(
+        default=False,
+        type="bool",
+        doc="Let the gates read the cell state (peephole LSTM of :mod:`forecast.nn.peephole`).",
+    )
 
     def _build_encoder(self, input_size: int) -> nn.Module:
         return build_recurrent(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -13,7 +13,7 @@ from torch import nn
 from forecast.base import FrameLike
 from forecast.frames import validation as V
 from forecast.models._batching import context_windows
-from forecast.models.declare import Param, declare_params
+from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.net import ForecastNet
@@ -78,32 +78,7 @@ def per_series(
     return {key: a for key, a in zip(keys, arrays, strict=True)}
 
 
-@declare_params(
-    Param(
-        "n_heads",
-        4,
-        "int",
-        "Attention heads; must divide ``hidden_size`` (the model width ``d_model``).",
-    ),
-    Param(
-        "ff_size",
-        None,
-        "int or None",
-        "Hidden width of the feed-forward layers (None: ``4 * hidden_size``).",
-    ),
-    Param(
-        "positional",
-        "sinusoidal",
-        '{"sinusoidal", "learned"}',
-        "Fixed sinusoidal positions or a learned table of ``context_length`` vectors.",
-    ),
-    Param(
-        "causal",
-        False,
-        "bool",
-        "Mask attention so that each step sees only itself and earlier steps.",
-    ),
-)
+@declare_params()
 class TransformerForecaster(NeuralForecaster):
     """Forecaster over a transformer encoder with a direct multi-horizon head.
 
@@ -127,6 +102,27 @@ class TransformerForecaster(NeuralForecaster):
     >>> model.attention_weights().shape  # doctest: +SKIP
     (1, 4, 168, 168)
     """
+
+    n_heads: int = param(
+        default=4,
+        type="int",
+        doc="Attention heads; must divide ``hidden_size`` (the model width ``d_model``).",
+    )
+    ff_size: int | None = param(
+        default=None,
+        type="int or None",
+        doc="Hidden width of the feed-forward layers (None: ``4 * hidden_size``).",
+    )
+    positional: Literal["sinusoidal", "learned"] = param(
+        default="sinusoidal",
+        type='{"sinusoidal", "learned"}',
+        doc="Fixed sinusoidal positions or a learned table of ``context_length`` vectors.",
+    )
+    causal: bool = param(
+        default=False,
+        type="bool",
+        doc="Mask attention so that each step sees only itself and earlier steps.",
+    )
 
     def _build_encoder(self, input_size: int) -> nn.Module:
         return TransformerEncoder(
