@@ -1,0 +1,237 @@
+"""``explain``: the contribution of each input to each step of a forecast, as a tidy frame."""
+
+from __future__ import annotations
+
+import numbers
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from forecast.attribution import inputs as X
+from forecast.attribution.linear import exact_applies, explain_linear
+from forecast.attribution.neural import explain_neural
+from forecast.attribution.shapley import explain_shapley
+from forecast.base import BaseForecaster
+from forecast.frames import validation as V
+from forecast.models.neural import NeuralForecaster
+
+METHODS = ("auto", "integrated_gradients", "exact", "shapley")
+
+#: What the baseline of each method is, kept in the frame's ``attrs["baseline"]``.
+BASELINES = {
+    "integrated_gradients": (
+        "every network input at zero in the scaled space: each target and covariate at its "
+        "training mean, calendar sines and cosines at their cycle mean, no holiday"
+    ),
+    "exact": (
+        "every regressor at zero: lags, seasonal lags and covariates at their training mean, "
+        "no weekday, day-of-year or holiday term (the forecast is the intercept)"
+    ),
+    "shapley": (
+        "the inputs of the window and of the forecast steps at their training mean (zero in "
+        "the scaled space; unscaled targets: the mean of the history given), calendar "
+        "features at zero; older history and inputs the model computes itself held as given"
+    ),
+}
+
+
+def _method(model: BaseForecaster, method: str, horizon: int) -> str:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    neural = isinstance(model, NeuralForecaster)
+    if method == "auto":
+        if neural:
+            return "integrated_gradients"
+        return "exact" if exact_applies(model, horizon) else "shapley"
+    if method == "integrated_gradients" and not neural:
+        raise ValueError(
+            f"method='integrated_gradients' needs a neural forecaster, not {type(model).__name__}"
+        )
+    if method == "exact" and not exact_applies(model, horizon):
+        raise ValueError(
+            "method='exact' needs a LinearLagForecaster and a horizon within its direct leads "
+            f"(horizon_={getattr(model, 'horizon_', None)}); got {type(model).__name__}, "
+            f"horizon={horizon}"
+        )
+    return method
+
+
+def _check_array_path(model: BaseForecaster) -> None:
+    hooks = ("_predict_frames", "_predict")
+    if getattr(type(model), hooks[0]) is not BaseForecaster._predict_frames or (
+        getattr(type(model), hooks[1]) is BaseForecaster._predict
+    ):
+        raise TypeError(
+            f"explain needs an estimator that forecasts from its own arrays; "
+            f"{type(model).__name__} combines or wraps other forecasts: explain its members"
+        )
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def _one(
+    model: BaseForecaster,
+    history: pd.DataFrame,
+    future: Any,
+    horizon: int,
+    method: str,
+    options: dict[str, Any],
+) -> pd.DataFrame:
+    arrays, times = X.encode_one(model, history, future, horizon)
+    chosen = _method(model, method, horizon)
+    if chosen == "integrated_gradients":
+        assert isinstance(model, NeuralForecaster)  # checked by _method
+        parts = explain_neural(model, arrays, times, n_steps=options["n_steps"])
+    elif chosen == "exact":
+        parts = explain_linear(model, arrays, times)  # type: ignore[arg-type]  # by _method
+    else:
+        parts = explain_shapley(
+            model, arrays, times, options["window"], options["n_samples"], options["seed"]
+        )
+    inputs, attributions, forecast, baseline = parts
+    frame = X.tidy(
+        inputs, attributions, forecast, baseline, times, model.columns_, arrays.index[-1]
+    )
+    frame.attrs["method"] = chosen
+    return frame
+
+
+def explain(
+    model: BaseForecaster,
+    history: pd.DataFrame | None = None,
+    future: pd.DataFrame | None = None,
+    *,
+    horizon: int = 1,
+    origins: list[Any] | pd.DatetimeIndex | None = None,
+    method: str = "auto",
+    n_steps: int = 64,
+    n_samples: int = 10,
+    window: int | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Attribute each step of a forecast to the inputs it read.
+
+    The contributions of a forecast add up to the forecast minus the forecast of a
+    documented baseline input (``attrs["baseline"]``), step by step and channel by channel.
+    Neural estimators are explained by integrated gradients (Captum) through the whole
+    forecast, roll-out and inverse scaling included; a
+    :class:`~forecast.models.baselines.LinearLagForecaster` by the exact decomposition of its
+    regression terms; every other estimator by sampled Shapley values of its own forecast
+    (exact completeness). See the guide page "Explaining a forecast".
+
+    Parameters
+    ----------
+    model : BaseForecaster
+        A fitted estimator of one series.
+    history : DataFrame, optional
+        History to forecast from, as ``predict(history=...)``; defaults to the data seen in
+        ``fit``. With ``origins``, the data the origins cut (actuals after an origin are
+        never read, except the declared future covariates of its forecast steps).
+    future : DataFrame, optional
+        Values of the declared future covariates, as ``predict(future=...)``.
+    horizon : int, default=1
+        Steps forecast and explained.
+    origins : list of timestamps, optional
+        Explain the forecast issued at each origin (the last observed timestamp) instead
+        of one forecast after the end of ``history``.
+    method : {"auto", "integrated_gradients", "exact", "shapley"}, default="auto"
+        "auto": integrated gradients for neural estimators, the exact terms of a linear-lag
+        model within its direct leads, sampled Shapley values otherwise.
+    n_steps : int, default=64
+        Integration steps of integrated gradients.
+    n_samples : int, default=10
+        Input orders of the Shapley sampling.
+    window : int, optional
+        History rows attributed by the Shapley sampling (default: the rows the model needs).
+    seed : int, default=0
+        Seed of the Shapley sampling.
+
+    Returns
+    -------
+    DataFrame
+        One row per forecast step, target and input, with columns ``origin``, ``time``,
+        ``lead``, ``target``, ``input_kind`` ("lag", "past covariate", "future covariate",
+        "calendar"), ``input``, ``input_time``, ``input_step`` (0: the origin, negative:
+        before, ``j``: forecast step ``j``), ``contribution`` (target units), ``forecast`` and
+        ``baseline`` (the baseline input's forecast). ``attrs`` holds ``method``,
+        ``baseline`` (its description), ``completeness_gap`` (the largest absolute
+        difference between the summed contributions and ``forecast - baseline``) and
+        ``seconds`` (per explained forecast).
+
+    Raises
+    ------
+    ImportError
+        If Captum (the extra ``forecast[explain]``) is needed and missing.
+    TypeError
+        If ``model`` combines other forecasts (ensembles, conformal wrappers).
+
+    Examples
+    --------
+    >>> from forecast.attribution import explain
+    >>> table = explain(model, history, horizon=24)  # doctest: +SKIP
+    >>> table.groupby("input_kind").contribution.sum()  # doctest: +SKIP
+    """
+    check_is_fitted(model, "columns_")
+    _check_array_path(model)
+    horizon = V.check_horizon(horizon)
+    options = {
+        "n_steps": _positive(n_steps, "n_steps"),
+        "n_samples": _positive(n_samples, "n_samples"),
+        "window": None if window is None else _positive(window, "window"),
+        "seed": seed,
+    }
+    if history is None:
+        if len(model.train_tail_) != 1:
+            raise ValueError("the model was fitted on several series: pass history= of one")
+        history = next(iter(model.train_tail_.values()))
+    if origins is None:
+        cuts = [(history, future)]
+    else:
+        cuts = [_cut(model, history, future, origin) for origin in origins]
+        if not cuts:
+            raise ValueError("origins is empty: pass at least one timestamp")
+    started = time.perf_counter()
+    frames = [_one(model, h, f, horizon, method, options) for h, f in cuts]
+    seconds = (time.perf_counter() - started) / len(frames)
+    out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    chosen = frames[0].attrs["method"]
+    out.attrs = {
+        "method": chosen,
+        "baseline": BASELINES[chosen],
+        "completeness_gap": completeness_gap(out),
+        "seconds": seconds,
+    }
+    return out
+
+
+def _cut(
+    model: BaseForecaster, data: pd.DataFrame, future: Any, origin: Any
+) -> tuple[pd.DataFrame, Any]:
+    """History up to ``origin`` and the future covariates after it (from ``data``)."""
+    if not isinstance(data, pd.DataFrame) or not isinstance(data.index, pd.DatetimeIndex):
+        raise TypeError("with origins, history must be one DataFrame with a DatetimeIndex")
+    stamp = pd.Timestamp(origin)
+    if data.index.tz is not None and stamp.tz is None:
+        raise ValueError(f"origin {origin} is naive but history's index is in {data.index.tz}")
+    if stamp not in data.index:
+        raise ValueError(f"origin {origin} is not a timestamp of history")
+    if future is None and model.future_covariates_:
+        future = data.loc[data.index > stamp, model.future_covariates_]
+    return data.loc[data.index <= stamp], future
+
+
+def completeness_gap(frame: pd.DataFrame) -> float:
+    """Return the largest ``|sum of contributions - (forecast - baseline)|`` of ``frame``."""
+    keys = ["origin", "lead", "target"]
+    grouped = frame.groupby(keys, sort=False).agg(
+        total=("contribution", "sum"), forecast=("forecast", "first"), base=("baseline", "first")
+    )
+    gap = grouped["total"] - (grouped["forecast"] - grouped["base"])
+    return float(np.abs(gap).max()) if len(gap) else 0.0
