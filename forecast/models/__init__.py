@@ -6,7 +6,7 @@ Importing this package enters every built-in estimator in the registry of saved 
 
 from __future__ import annotations
 
-from forecast.models import baselines
+from forecast.models import baselines, foundation  # foundation: registers chronos2, tirex
 from forecast.models.auto import MOTION_PRESET
 from forecast.models.dct_mixer import DCTMixerForecaster
 from forecast.models.hopfield import HopfieldForecaster
@@ -55,6 +55,7 @@ __all__ = [
     "OrthogonalRNNForecaster",
     "TransformerForecaster",
     "baselines",
+    "foundation",
     "estimator_class",
     "estimator_name",
     "get_estimator",
