@@ -15,7 +15,7 @@ description and check. :func:`declare_params` turns these fields into
   (``get_params``, ``set_params``, ``clone`` and ``repr`` follow);
 - a ``Parameters`` section in the class docstring, rendered from the records, so ``help()``
   shows every parameter with its default;
-- ``_param_table``: the :class:`Param` records, in order, which
+- ``_param_table``: the :class:`Param` records in call order, which
   :func:`forecast.models._params.check_params` runs the checks of.
 
 Type checkers read the same fields: :func:`declare_params` is a PEP 681
@@ -125,17 +125,27 @@ def _fields(cls: type) -> list[Param]:
     return found
 
 
-def _signature(table: tuple[Param, ...], inherited: int) -> inspect.Signature:
-    """Return the ``__init__`` signature: positional fields (inherited first), then keywords."""
+def _call_order(table: tuple[Param, ...], inherited: int) -> tuple[Param, ...]:
+    """Return ``table`` in call order: positional fields (inherited first), then keywords.
+
+    This is the order type checkers give the synthesised ``__init__``; with keyword-only
+    fields alone, it is ``table`` (the class's own fields first).
+    """
     own = table[: len(table) - inherited]
     above = table[len(table) - inherited :]
     positional = [p for p in (*above, *own) if not p.kw_only]
-    keywords = [p for p in table if p.kw_only]
+    return (*positional, *(p for p in table if p.kw_only))
+
+
+def _signature(table: tuple[Param, ...]) -> inspect.Signature:
+    """Return the ``__init__`` signature of ``table`` (in call order)."""
     return inspect.Signature(
         [
             inspect.Parameter("self", _POSITIONAL),
-            *(inspect.Parameter(p.name, _POSITIONAL, default=p.default) for p in positional),
-            *(inspect.Parameter(p.name, _KEYWORD, default=p.default) for p in keywords),
+            *(
+                inspect.Parameter(p.name, _KEYWORD if p.kw_only else _POSITIONAL, default=p.default)
+                for p in table
+            ),
         ]
     )
 
@@ -197,13 +207,13 @@ def declare_params(*own: Param) -> Callable[[C], C]:
 
     def decorate(cls: C) -> C:
         inherited: tuple[Param, ...] = getattr(cls, "_param_table", ())
-        table = (*own, *_fields(cls), *inherited)
+        table = _call_order((*own, *_fields(cls), *inherited), len(inherited))
         names = [p.name for p in table]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"{cls.__name__}: parameters {twice} are declared twice")
         cls._param_table = table  # type: ignore[attr-defined]  # the decorator adds it
-        init = _make_init(_signature(table, len(inherited)), cls.__qualname__)
+        init = _make_init(_signature(table), cls.__qualname__)
         init.__module__ = cls.__module__
         cls.__init__ = init  # type: ignore[misc]  # replacing __init__ is the decorator's job
         cls.__doc__ = _with_parameters(cls.__doc__, table)

@@ -1,4 +1,4 @@
-"""One declaration of the neural parameters: table, signature, get_params and docs agree."""
+"""Parameters declared once: table, signature, get_params and docs agree (neural, baselines)."""
 
 import inspect
 import re
@@ -6,8 +6,9 @@ import re
 import pytest
 from sklearn.base import clone
 
-from forecast.models import GRUForecaster, HopfieldForecaster, OrthogonalRNNForecaster
-from forecast.models.declare import Param, declare_params
+from forecast.models import GRUForecaster, HopfieldForecaster, OrthogonalRNNForecaster, baselines
+from forecast.models.baselines._options import CovariateOptions, InputOptions
+from forecast.models.declare import Param, declare_params, declared
 from forecast.models.neural import NeuralForecaster
 from forecast.models.neural_params import NEURAL_PARAMS
 from tests.conftest import neural_families
@@ -114,3 +115,54 @@ def test_family_checks_come_from_the_table(cls, name, value, message):
     cls(**{name: None})._check_params()
     with pytest.raises(ValueError, match=message):
         cls(**{name: value})._check_params()
+
+
+BASELINES = [
+    baselines.Naive,
+    baselines.SeasonalNaive,
+    baselines.ConstantVelocity,
+    baselines.ETSForecaster,
+    baselines.SARIMAXForecaster,
+    baselines.MSTLForecaster,
+    baselines.LinearLagForecaster,
+    baselines.BoostedLagForecaster,
+    baselines.ExternalForecast,
+]
+
+
+@pytest.mark.parametrize("cls", BASELINES, ids=lambda c: c.__name__)
+def test_the_baselines_share_one_declaration_of_their_input_options(cls):
+    shared = declared(InputOptions)
+    if issubclass(cls, CovariateOptions):
+        shared = declared(CovariateOptions)
+    table = {p.name: p for p in declared(cls)}
+    assert all(table[p.name] is p for p in shared)  # the records themselves, not copies
+    signature = inspect.signature(cls).parameters
+    assert [n for n, p in signature.items() if p.kind is p.KEYWORD_ONLY][-2:] == [
+        "nan_policy",
+        "fill_gaps",
+    ]
+    assert list(signature) == [p.name for p in declared(cls)]
+    assert cls().get_params() == {p.name: p.default for p in declared(cls)}
+    assert documented(cls) == [(p.name, repr(p.default)) for p in declared(cls)]
+
+
+def test_baseline_options_of_their_own_may_be_given_by_position():
+    est = baselines.SeasonalNaive("1D", 2)
+    assert (est.season, est.n_seasons, est.nan_policy) == ("1D", 2, "raise")
+    boosted = baselines.BoostedLagForecaster(48, (), None, 1.0, True, False, 10)
+    assert (boosted.lags, boosted.calendar, boosted.max_iter) == (48, False, 10)
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        baselines.Naive("raise")
+    with pytest.raises(TypeError, match="multiple values for argument 'season'"):
+        baselines.SeasonalNaive("1D", season="7D")
+
+
+def test_an_annotation_in_a_declared_class_must_be_a_param_field():
+    with pytest.raises(TypeError, match=r"Odd\.width_ is annotated .* declare it with param"):
+
+        @declare_params()
+        class Odd(NeuralForecaster):
+            """A family with a stray annotation."""
+
+            width_: int

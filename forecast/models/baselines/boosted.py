@@ -11,8 +11,10 @@ from forecast.base import SeriesArrays
 from forecast.models.baselines import _trees as T
 from forecast.models.baselines import _wallclock as W
 from forecast.models.baselines.linear import LinearLagForecaster
+from forecast.models.declare import declare_params, param
 
 
+@declare_params()
 class BoostedLagForecaster(LinearLagForecaster):
     """:class:`LinearLagForecaster` plus gradient-boosted trees on its residuals, per lead.
 
@@ -27,24 +29,6 @@ class BoostedLagForecaster(LinearLagForecaster):
 
     The trees are kept as arrays of their nodes (:mod:`~forecast.models.baselines._trees`), so
     a saved model is data only, like every other model of the library.
-
-    Parameters
-    ----------
-    lags, seasonal_lags, horizon, alpha, by_time_of_day, calendar, country, timezone, \
-future_covariates, nan_policy, fill_gaps
-        As in :class:`LinearLagForecaster` (the ridge and the regressors).
-    max_iter : int, default=200
-        Trees per channel and lead (boosting rounds).
-    learning_rate : float, default=0.05
-        Shrinkage of each tree.
-    max_leaf_nodes : int, default=15
-        Leaves per tree.
-    min_samples_leaf : int, default=100
-        Fewest training rows in a leaf.
-    l2_regularization : float, default=1.0
-        L2 penalty on the leaf values.
-    random_state : int, default=0
-        Seed of the tree fits.
 
     Attributes
     ----------
@@ -67,45 +51,20 @@ future_covariates, nan_policy, fill_gaps
     (24, 1)
     """
 
-    def __init__(
-        self,
-        lags: int | tuple[int, ...] = 24,
-        seasonal_lags: str | tuple[int | str, ...] = "auto",
-        horizon: int | str | None = None,
-        alpha: float = 3.0,
-        by_time_of_day: bool = True,
-        calendar: bool = True,
-        country: str | None = None,
-        timezone: str | None = None,
-        future_covariates: list[str] | None = None,
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-        max_iter: int = 200,
-        learning_rate: float = 0.05,
-        max_leaf_nodes: int = 15,
-        min_samples_leaf: int = 100,
-        l2_regularization: float = 1.0,
-        random_state: int = 0,
-    ):
-        super().__init__(
-            lags=lags,
-            seasonal_lags=seasonal_lags,
-            horizon=horizon,
-            alpha=alpha,
-            by_time_of_day=by_time_of_day,
-            calendar=calendar,
-            country=country,
-            timezone=timezone,
-            future_covariates=future_covariates,
-            nan_policy=nan_policy,
-            fill_gaps=fill_gaps,
-        )
-        self.max_iter = max_iter
-        self.learning_rate = learning_rate
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_samples_leaf = min_samples_leaf
-        self.l2_regularization = l2_regularization
-        self.random_state = random_state
+    max_iter: int = param(
+        default=200, type="int", doc="Trees per channel and lead (boosting rounds).", kw_only=False
+    )
+    learning_rate: float = param(
+        default=0.05, type="float", doc="Shrinkage of each tree.", kw_only=False
+    )
+    max_leaf_nodes: int = param(default=15, type="int", doc="Leaves per tree.", kw_only=False)
+    min_samples_leaf: int = param(
+        default=100, type="int", doc="Fewest training rows in a leaf.", kw_only=False
+    )
+    l2_regularization: float = param(
+        default=1.0, type="float", doc="L2 penalty on the leaf values.", kw_only=False
+    )
+    random_state: int = param(default=0, type="int", doc="Seed of the tree fits.", kw_only=False)
 
     def _tree_params(self) -> dict[str, Any]:
         ints = {

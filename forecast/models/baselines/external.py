@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,8 @@ from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation as V
 from forecast.frames.vintage_sources import parse_schedule, publication_times
 from forecast.models.baselines._math import to_steps
+from forecast.models.baselines._options import InputOptions
+from forecast.models.declare import declare_params, param
 
 
 def _forecasts(s: SeriesArrays) -> np.ndarray:
@@ -20,7 +23,8 @@ def _forecasts(s: SeriesArrays) -> np.ndarray:
     return s.future
 
 
-class ExternalForecast(BaseForecaster):
+@declare_params()
+class ExternalForecast(InputOptions, BaseForecaster):
     """A forecast column already in the data, wrapped as a model scored like any other.
 
     Typical use: the grid operators' own day-ahead load forecast published next to the load.
@@ -39,29 +43,6 @@ class ExternalForecast(BaseForecaster):
     (NaN) anywhere else are ignored. With ``nan_policy="raise"`` a missing forecast value at
     a forecast timestamp raises a ``ValueError`` naming the column and the timestamp; with
     ``"interpolate"`` the forecast column is interpolated in time first.
-
-    Parameters
-    ----------
-    column : str or list of str, default="forecast"
-        Forecast column(s). With several targets give one column per target, in the order
-        of the target columns.
-    debias : int or str, optional
-        Window of observed history whose mean forecast error is added to the forecasts: a
-        number of steps or a time span that is a whole number of steps (``"7D"``). None: the
-        column as it is.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with a missing forecast value at a forecast timestamp: raise, or
-        interpolate the forecast column in time.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
-    published : str, optional
-        When the column's values become known: ``"HH:MM D-k"``, the values for local day D
-        are published at HH:MM on day D-k in the data's time zone (the grid operators'
-        day-ahead load forecast: ``"10:00 D-1"``, Regulation (EU) 543/2013 Art. 6(2)(b)).
-        A forecast whose origin comes before the publication of a step it needs raises a
-        ``ValueError`` naming the step, instead of reading a value nobody had yet. The
-        column is taken as published once (a stored column holds the final version; see
-        :mod:`forecast.frames.vintages` for values with several issues). None: no check.
 
     Attributes
     ----------
@@ -89,19 +70,33 @@ class ExternalForecast(BaseForecaster):
 
     _scale_targets = False
 
-    def __init__(
-        self,
-        column: str | list[str] = "forecast",
-        debias: int | str | None = None,
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-        published: str | None = None,
-    ):
-        self.column = column
-        self.debias = debias
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
-        self.published = published
+    column: str | Sequence[str] = param(
+        default="forecast",
+        type="str or list of str",
+        doc="""Forecast column(s). With several targets give one column per target, in the order
+        of the target columns.""",
+        kw_only=False,
+    )
+    debias: int | str | None = param(
+        default=None,
+        type="int, str or None",
+        doc="""Window of observed history whose mean forecast error is added to the forecasts: a
+        number of steps or a time span that is a whole number of steps (``"7D"``). None: the
+        column as it is.""",
+        kw_only=False,
+    )
+    published: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""When the column's values become known: ``"HH:MM D-k"``, the values for local day D
+        are published at HH:MM on day D-k in the data's time zone (the grid operators'
+        day-ahead load forecast: ``"10:00 D-1"``, Regulation (EU) 543/2013 Art. 6(2)(b)).
+        A forecast whose origin comes before the publication of a step it needs raises a
+        ``ValueError`` naming the step, instead of reading a value nobody had yet. The
+        column is taken as published once (a stored column holds the final version; see
+        :mod:`forecast.frames.vintages` for values with several issues). None: no check.""",
+        kw_only=False,
+    )
 
     def _forecast_columns(self) -> list[str]:
         column = self.column

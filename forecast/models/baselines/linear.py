@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -15,11 +15,14 @@ from forecast.frames import validation as V
 from forecast.models.baselines import _direct as D
 from forecast.models.baselines import _wallclock as W
 from forecast.models.baselines._math import steps_up, to_steps
+from forecast.models.baselines._options import CovariateOptions
+from forecast.models.declare import declare_params, param
 
 _HOUR_NS = 3_600 * 10**9
 
 
-class LinearLagForecaster(BaseForecaster):
+@declare_params()
+class LinearLagForecaster(CovariateOptions, BaseForecaster):
     """Direct linear forecasts: one ridge regression per time of day of the origin and lead.
 
     A forecast issued after the last observed step (the *origin*) predicts each later step
@@ -51,35 +54,6 @@ class LinearLagForecaster(BaseForecaster):
     the same number of steps, the repeated autumn hour holds the mean of its two values and
     the skipped spring hour is interpolated; both repeated timestamps get the same forecast.
 
-    Parameters
-    ----------
-    lags : int or sequence of int or str, default=24
-        Lags behind the origin: an int ``k`` means ``1 .. k`` (``1`` is the last observed
-        step); a sequence lists lags in steps or as time spans, e.g. ``(1, 2, "1D")``.
-    seasonal_lags : "auto" or sequence of int or str, default="auto"
-        Periods of the target-relative lags. ``"auto"``: ``("1D", "7D")`` for sub-daily
-        data, ``("7D",)`` for daily data, none otherwise; ``()`` for none.
-    horizon : int, str or None, default=None
-        Leads with their own models, as steps or a time span (rounded up to steps). None:
-        two days of steps for data with a fixed step up to one day, else 1.
-    alpha : float, default=3.0
-        Ridge penalty (targets and lags are standardised).
-    by_time_of_day : bool, default=True
-        Separate models per local time of day of the origin (sub-daily data whose step
-        divides a day); False pools all origins.
-    calendar : bool, default=True
-        Use the day-level calendar and holiday regressors.
-    country : str, optional
-        Holiday calendar, such as ``"DE"`` (regional holidays weighted by population).
-    timezone : str, optional
-        Local time zone of the wall clock and the calendar (default: the index's zone).
-    future_covariates : list of str, optional
-        Columns known in advance, used at the target time.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing values.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
-
     Attributes
     ----------
     lags_, seasonal_lags_ : ndarray of int
@@ -106,41 +80,48 @@ class LinearLagForecaster(BaseForecaster):
     (36, 1)
     """
 
-    # fitted by _fit
-    lags_: np.ndarray
-    seasonal_lags_: np.ndarray
-    horizon_: int
-    n_phases_: int
-    coef_: np.ndarray
-    intercept_: np.ndarray
-
     _scale_targets = True
 
-    def __init__(
-        self,
-        lags: int | tuple[int, ...] = 24,
-        seasonal_lags: str | tuple[int | str, ...] = "auto",
-        horizon: int | str | None = None,
-        alpha: float = 3.0,
-        by_time_of_day: bool = True,
-        calendar: bool = True,
-        country: str | None = None,
-        timezone: str | None = None,
-        future_covariates: list[str] | None = None,
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-    ):
-        self.lags = lags
-        self.seasonal_lags = seasonal_lags
-        self.horizon = horizon
-        self.alpha = alpha
-        self.by_time_of_day = by_time_of_day
-        self.calendar = calendar
-        self.country = country
-        self.timezone = timezone
-        self.future_covariates = future_covariates
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    lags: int | Sequence[int | str] = param(
+        default=24,
+        type="int or sequence of int or str",
+        doc="""Lags behind the origin: an int ``k`` means ``1 .. k`` (``1`` is the last observed
+        step); a sequence lists lags in steps or as time spans, e.g. ``(1, 2, "1D")``.""",
+        kw_only=False,
+    )
+    seasonal_lags: Literal["auto"] | Sequence[int | str] = param(
+        default="auto",
+        type='"auto" or sequence of int or str',
+        doc="""Periods of the target-relative lags. ``"auto"``: ``("1D", "7D")`` for sub-daily
+        data, ``("7D",)`` for daily data, none otherwise; ``()`` for none.""",
+        kw_only=False,
+    )
+    horizon: int | str | None = param(
+        default=None,
+        type="int, str or None",
+        doc="""Leads with their own models, as steps or a time span (rounded up to steps). None:
+        two days of steps for data with a fixed step up to one day, else 1.""",
+        kw_only=False,
+    )
+    alpha: float = param(
+        default=3.0,
+        type="float",
+        doc="Ridge penalty (targets and lags are standardised).",
+        kw_only=False,
+    )
+    by_time_of_day: bool = param(
+        default=True,
+        type="bool",
+        doc="""Separate models per local time of day of the origin (sub-daily data whose step
+        divides a day); False pools all origins.""",
+        kw_only=False,
+    )
+    calendar: bool = param(
+        default=True,
+        type="bool",
+        doc="Use the day-level calendar and holiday regressors.",
+        kw_only=False,
+    )
 
     # ------------------------------------------------------------ settings
     def _lag_steps(self) -> np.ndarray:
@@ -288,9 +269,12 @@ class LinearLagForecaster(BaseForecaster):
                 "LinearLagForecaster: the ridge fit overflowed (non-finite coefficients); the "
                 f"values of {self.columns_} are too large or too spread for float64: rescale them"
             )
-        self.lags_, self.seasonal_lags_ = lags, seasonal
-        self.horizon_, self.n_phases_ = int(fitted), int(n_phases)
-        self.coef_, self.intercept_ = coef, intercept
+        self.lags_: np.ndarray = lags
+        self.seasonal_lags_: np.ndarray = seasonal
+        self.horizon_: int = int(fitted)
+        self.n_phases_: int = int(n_phases)
+        self.coef_: np.ndarray = coef
+        self.intercept_: np.ndarray = intercept
         self._fit_after_ridge(grids, known, source)
 
     def _lead_rows(

@@ -13,17 +13,13 @@ from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation as V
 from forecast.models.baselines import _wallclock as W
 from forecast.models.baselines._math import naive_forecast, seasonal_naive_forecast, to_steps
+from forecast.models.baselines._options import InputOptions
+from forecast.models.declare import declare_params, param
 
 
-class Naive(BaseForecaster):
+@declare_params()
+class Naive(InputOptions, BaseForecaster):
     """Last-value forecast: every step repeats the last observation of each channel.
-
-    Parameters
-    ----------
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing target values.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -44,10 +40,6 @@ class Naive(BaseForecaster):
 
     _scale_targets = False
 
-    def __init__(self, nan_policy: str = "raise", fill_gaps: bool = False):
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
-
     def _keep_history(self) -> int:
         return 1
 
@@ -58,7 +50,8 @@ class Naive(BaseForecaster):
         return np.stack([naive_forecast(s.y, horizon) for s in series])  # (N, H, C)
 
 
-class SeasonalNaive(BaseForecaster):
+@declare_params()
+class SeasonalNaive(InputOptions, BaseForecaster):
     """Seasonal naive forecast: repeat the last season, or the mean of the last few seasons.
 
     Each forecast step takes the value exactly ``k`` seasons before it, ``k`` the smallest
@@ -79,21 +72,6 @@ class SeasonalNaive(BaseForecaster):
 
     A season given as an int counts steps of the index (elapsed time), as does any season
     on a naive index (taken as local time already).
-
-    Parameters
-    ----------
-    season : int or str, default="7D"
-        Season length, as a time span (``"1D"``, ``"7D"``, a whole multiple of the data
-        frequency) or as an int number of steps.
-    n_seasons : int, default=1
-        Number of past seasons averaged.
-    timezone : str, optional
-        Zone of the local wall clock, e.g. ``"Europe/Berlin"`` for a UTC index of German
-        load. Default: the index's own zone.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing target values.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -120,19 +98,23 @@ class SeasonalNaive(BaseForecaster):
 
     _scale_targets = False
 
-    def __init__(
-        self,
-        season: int | str = "7D",
-        n_seasons: int = 1,
-        timezone: str | None = None,
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-    ):
-        self.season = season
-        self.n_seasons = n_seasons
-        self.timezone = timezone
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    season: int | str = param(
+        default="7D",
+        type="int or str",
+        doc="""Season length, as a time span (``"1D"``, ``"7D"``, a whole multiple of the data
+        frequency) or as an int number of steps.""",
+        kw_only=False,
+    )
+    n_seasons: int = param(
+        default=1, type="int", doc="Number of past seasons averaged.", kw_only=False
+    )
+    timezone: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Zone of the local wall clock, e.g. ``"Europe/Berlin"`` for a UTC index of German
+        load. Default: the index's own zone.""",
+        kw_only=False,
+    )
 
     def _needed(self) -> tuple[int, int]:
         """Season in steps and number of seasons, validated against the fitted frequency."""

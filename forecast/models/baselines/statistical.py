@@ -7,16 +7,20 @@ to the history it is given (see :mod:`forecast.models.baselines._per_series`).
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
 from forecast.models.baselines import _statsmodels as S
 from forecast.models.baselines._math import season_steps, to_steps
+from forecast.models.baselines._options import CovariateOptions, InputOptions
 from forecast.models.baselines._per_series import StatsBaseline, int_tuple
+from forecast.models.declare import declare_params, param
 
 
-class ETSForecaster(StatsBaseline):
+@declare_params()
+class ETSForecaster(InputOptions, StatsBaseline):
     """Holt-Winters exponential smoothing (statsmodels ``ExponentialSmoothing``).
 
     Smoothing parameters are estimated per series and channel in ``fit``. A forecast runs
@@ -25,25 +29,6 @@ class ETSForecaster(StatsBaseline):
     ``initialization_method="estimated"``, re-optimised with the smoothing parameters
     fixed, which is slower). With the heuristic, ``predict()`` and
     ``predict(history=training_frame)`` agree exactly.
-
-    Parameters
-    ----------
-    trend : {None, "add", "mul"}, default=None
-        Trend component.
-    damped_trend : bool, default=False
-        Damp the trend.
-    seasonal : {None, "add", "mul"}, default="add"
-        Seasonal component.
-    seasonal_periods : int or str, default="1D"
-        Season length in steps or as a time span of the data frequency.
-    initialization_method : {"heuristic", "estimated"}, default="heuristic"
-        How initial states are obtained.
-    train_window : int or str, optional
-        Fit on (and forecast from) only the last ``train_window`` of each series.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing target values.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -65,25 +50,31 @@ class ETSForecaster(StatsBaseline):
     (24, 1)
     """
 
-    def __init__(
-        self,
-        trend: str | None = None,
-        damped_trend: bool = False,
-        seasonal: str | None = "add",
-        seasonal_periods: int | str = "1D",
-        initialization_method: str = "heuristic",
-        train_window: int | str | None = None,
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-    ):
-        self.trend = trend
-        self.damped_trend = damped_trend
-        self.seasonal = seasonal
-        self.seasonal_periods = seasonal_periods
-        self.initialization_method = initialization_method
-        self.train_window = train_window
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    trend: Literal["add", "mul"] | None = param(
+        default=None, type='{None, "add", "mul"}', doc="Trend component.", kw_only=False
+    )
+    damped_trend: bool = param(default=False, type="bool", doc="Damp the trend.", kw_only=False)
+    seasonal: Literal["add", "mul"] | None = param(
+        default="add", type='{None, "add", "mul"}', doc="Seasonal component.", kw_only=False
+    )
+    seasonal_periods: int | str = param(
+        default="1D",
+        type="int or str",
+        doc="Season length in steps or as a time span of the data frequency.",
+        kw_only=False,
+    )
+    initialization_method: Literal["heuristic", "estimated"] = param(
+        default="heuristic",
+        type='{"heuristic", "estimated"}',
+        doc="How initial states are obtained.",
+        kw_only=False,
+    )
+    train_window: int | str | None = param(
+        default=None,
+        type="int, str or None",
+        doc="Fit on (and forecast from) only the last ``train_window`` of each series.",
+        kw_only=False,
+    )
 
     def _spec(self) -> dict[str, Any]:
         for name in ("trend", "seasonal"):
@@ -126,38 +117,14 @@ class ETSForecaster(StatsBaseline):
         return S.ets_forecast(y, spec, params, horizon)
 
 
-class SARIMAXForecaster(StatsBaseline):
+@declare_params()
+class SARIMAXForecaster(CovariateOptions, StatsBaseline):
     """Seasonal ARIMA with exogenous regressors (statsmodels ``SARIMAX``).
 
     The regressors are the declared ``future_covariates`` (standardised) followed by the
     calendar features when ``calendar=True``; their values for the forecast timestamps are
     passed to ``predict(future=...)``. A forecast runs the Kalman filter with the fitted
     parameters over the history it is given (as ``SARIMAXResults.apply`` does), no refit.
-
-    Parameters
-    ----------
-    order : tuple of 3 ints, default=(1, 0, 0)
-        Non-seasonal ``(p, d, q)``.
-    seasonal_order : tuple, default=(0, 0, 0, 0)
-        Seasonal ``(P, D, Q, s)``; ``s`` in steps or as a time span such as ``"1D"``.
-    trend : str, optional
-        statsmodels trend term (``"c"``, ``"t"``, ``"ct"``).
-    future_covariates : list of str, optional
-        Columns known in advance, used as regressors.
-    calendar : bool, default=False
-        Add calendar and holiday features as regressors.
-    country : str, optional
-        Holiday calendar of the calendar features, such as ``"DE"``.
-    timezone : str, optional
-        Local time zone of the calendar features.
-    maxiter : int, default=50
-        Optimiser iterations.
-    train_window : int or str, optional
-        Fit on (and forecast from) only the last ``train_window`` of each series.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing values.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -178,31 +145,34 @@ class SARIMAXForecaster(StatsBaseline):
     (5, 1)
     """
 
-    def __init__(
-        self,
-        order: tuple[int, int, int] = (1, 0, 0),
-        seasonal_order: tuple[int, int, int, int | str] = (0, 0, 0, 0),
-        trend: str | None = None,
-        future_covariates: list[str] | None = None,
-        calendar: bool = False,
-        country: str | None = None,
-        timezone: str | None = None,
-        maxiter: int = 50,
-        train_window: int | str | None = None,
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-    ):
-        self.order = order
-        self.seasonal_order = seasonal_order
-        self.trend = trend
-        self.future_covariates = future_covariates
-        self.calendar = calendar
-        self.country = country
-        self.timezone = timezone
-        self.maxiter = maxiter
-        self.train_window = train_window
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    order: tuple[int, int, int] = param(
+        default=(1, 0, 0), type="tuple of 3 ints", doc="Non-seasonal ``(p, d, q)``.", kw_only=False
+    )
+    seasonal_order: tuple[int, int, int, int | str] = param(
+        default=(0, 0, 0, 0),
+        type="tuple",
+        doc="""Seasonal ``(P, D, Q, s)``; ``s`` in steps or as a time span such as ``"1D"``.""",
+        kw_only=False,
+    )
+    trend: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""statsmodels trend term (``"c"``, ``"t"``, ``"ct"``).""",
+        kw_only=False,
+    )
+    calendar: bool = param(
+        default=False,
+        type="bool",
+        doc="Add calendar and holiday features as regressors.",
+        kw_only=False,
+    )
+    maxiter: int = param(default=50, type="int", doc="Optimiser iterations.", kw_only=False)
+    train_window: int | str | None = param(
+        default=None,
+        type="int, str or None",
+        doc="Fit on (and forecast from) only the last ``train_window`` of each series.",
+        kw_only=False,
+    )
 
     def _spec(self) -> dict[str, Any]:
         order = int_tuple(self.order, 3, "order")
@@ -236,7 +206,8 @@ class SARIMAXForecaster(StatsBaseline):
         return S.sarimax_forecast(y, exog, exog_future, spec, params, horizon)
 
 
-class MSTLForecaster(StatsBaseline):
+@declare_params()
+class MSTLForecaster(InputOptions, StatsBaseline):
     """MSTL decomposition with several seasons, each continued by seasonal naive.
 
     Each history is decomposed by statsmodels ``MSTL`` into one seasonal component per
@@ -249,21 +220,6 @@ class MSTLForecaster(StatsBaseline):
 
     The decomposition costs seconds on years of hourly data and is repeated for each
     forecast, hence the default ``train_window`` of eight weeks.
-
-    Parameters
-    ----------
-    periods : sequence of int or str, default=("1D", "7D")
-        Seasonal periods in steps or as time spans of the data frequency.
-    trend_model : {"ets", "arima", "naive"}, default="ets"
-        Model of the deseasonalised series.
-    arima_order : tuple of 3 ints, default=(1, 1, 1)
-        ARIMA order used when ``trend_model="arima"``.
-    train_window : int or str or None, default="56D"
-        Fit on (and forecast from) only the last ``train_window`` of each series.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing target values.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -285,21 +241,30 @@ class MSTLForecaster(StatsBaseline):
     (24, 1)
     """
 
-    def __init__(
-        self,
-        periods: tuple[int | str, ...] = ("1D", "7D"),
-        trend_model: str = "ets",
-        arima_order: tuple[int, int, int] = (1, 1, 1),
-        train_window: int | str | None = "56D",
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-    ):
-        self.periods = periods
-        self.trend_model = trend_model
-        self.arima_order = arima_order
-        self.train_window = train_window
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    periods: Sequence[int | str] = param(
+        default=("1D", "7D"),
+        type="sequence of int or str",
+        doc="Seasonal periods in steps or as time spans of the data frequency.",
+        kw_only=False,
+    )
+    trend_model: Literal["ets", "arima", "naive"] = param(
+        default="ets",
+        type='{"ets", "arima", "naive"}',
+        doc="Model of the deseasonalised series.",
+        kw_only=False,
+    )
+    arima_order: tuple[int, int, int] = param(
+        default=(1, 1, 1),
+        type="tuple of 3 ints",
+        doc="""ARIMA order used when ``trend_model="arima"``.""",
+        kw_only=False,
+    )
+    train_window: int | str | None = param(
+        default="56D",
+        type="int or str or None",
+        doc="Fit on (and forecast from) only the last ``train_window`` of each series.",
+        kw_only=False,
+    )
 
     def _spec(self) -> dict[str, Any]:
         if isinstance(self.periods, str | numbers.Integral) or not self.periods:

@@ -9,9 +9,12 @@ import numpy as np
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.models.baselines._math import constant_velocity_forecast
+from forecast.models.baselines._options import InputOptions
+from forecast.models.declare import declare_params, param
 
 
-class ConstantVelocity(BaseForecaster):
+@declare_params()
+class ConstantVelocity(InputOptions, BaseForecaster):
     """Constant-velocity forecast: the last value plus ``k`` times the recent step.
 
     Step ``k`` of the forecast is ``y[T] + k * (y[T] - y[T - window]) / window`` for each
@@ -19,16 +22,6 @@ class ConstantVelocity(BaseForecaster):
     last difference, the constant-velocity baseline of motion prediction; a long window is
     the drift method (the mean slope over the window). Nothing is learned: ``fit`` keeps the
     last ``window + 1`` rows of each series for ``predict`` without history.
-
-    Parameters
-    ----------
-    window : int, default=1
-        Steps the velocity is averaged over; every series and every history passed to
-        ``predict`` needs ``window + 1`` rows.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing target values.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -55,10 +48,13 @@ class ConstantVelocity(BaseForecaster):
 
     _scale_targets = False
 
-    def __init__(self, window: int = 1, nan_policy: str = "raise", fill_gaps: bool = False):
-        self.window = window
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    window: int = param(
+        default=1,
+        type="int",
+        doc="""Steps the velocity is averaged over; every series and every history passed to
+        ``predict`` needs ``window + 1`` rows.""",
+        kw_only=False,
+    )
 
     def _window(self) -> int:
         """Return the validated ``window``."""
