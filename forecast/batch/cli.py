@@ -192,6 +192,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--experiment", default=BATCH_EXPERIMENT, help="experiment of batch runs")
     parser.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
+    parser.add_argument("--explain", action="store_true", help="log its attributions with the run")
     parser.add_argument("--device", default=None, help="device for a local torch model")
     parser.add_argument(
         "--engine",
@@ -270,10 +271,11 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     """Run the command under the job lock, with timestamped log lines; return the exit code."""
     with batch_logging():
         partitioned = is_partitioned(args.input)
-        one_file = (args.max_staleness, args.issue_time, args.future)
+        one_file = (args.max_staleness, args.issue_time, args.future, args.explain or None)
         if partitioned and any(option is not None for option in one_file):
             _log.error(
-                "--max-staleness, --issue-time and --future apply to one --input file, not a folder"
+                "--explain, --max-staleness, --issue-time and --future apply to one --input file, "
+                "not a folder"
             )
             return EXIT_USAGE
         if not partitioned and (args.engine != "sequential" or args.address or args.num_cpus):
@@ -309,6 +311,7 @@ def _cmd_one(args: argparse.Namespace) -> int:
                 max_staleness=args.max_staleness,
                 issue_time=args.issue_time,
                 future=args.future,
+                explain=args.explain,
                 **_run_options(args),
             )
     except (BatchError, ModelFormatError) as err:  # their messages name the file at fault

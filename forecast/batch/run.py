@@ -139,6 +139,7 @@ def run_batch(
     max_staleness: pd.Timedelta | None = None,
     issue_time: pd.Timestamp | None = None,
     future: str | os.PathLike[str] | None = None,
+    explain: bool = False,
 ) -> BatchResult:
     """Forecast from the latest data with a stored model and write the forecast file.
 
@@ -185,6 +186,10 @@ def run_batch(
         When the forecast is issued, for the staleness check (default: now; naive is UTC).
     future : str or path-like, optional
         Vintages of the future covariates (:mod:`forecast.batch.vintages`).
+    explain : bool
+        Attribute the forecast to its inputs (:func:`forecast.attribution.explain`) and log
+        the table as an artifact of the batch run (:mod:`forecast.batch.attributions`);
+        needs ``track``.
 
     Returns
     -------
@@ -201,6 +206,8 @@ def run_batch(
     """
     output_path(output, "")  # check the suffix and the options before any work
     _check_options(horizon, timezone, nan_policy)
+    if explain and not track:
+        raise BatchError("--explain logs the attributions with the MLflow run: drop --no-track")
     try:
         parse_levels(quantiles)  # a bad list fails before any work
     except (TypeError, ValueError) as err:
@@ -226,6 +233,13 @@ def run_batch(
         vintages=None if future is None else read_vintages(future),
     )  # fmt: skip
     result.model_version = registered.get("model_version")
+    explanation = None
+    if explain:
+        # optional: attributions import captum for neural models, only when asked
+        from forecast.batch.attributions import explain_batch
+
+        with _nan_policy(estimator, nan_policy, model):
+            explanation = explain_batch(estimator, history, options["horizon"], input)
     age = pd.Timedelta(hours=options["input_age_hours"])
     if max_staleness is None and age > STALE_WARNING:  # after success: a failure is one line
         _log.warning(
@@ -248,6 +262,7 @@ def run_batch(
             tracking_uri,
             experiment,
             registered,
+            explanation,
         )
     return result
 

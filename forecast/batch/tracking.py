@@ -8,6 +8,7 @@ a batch from a saved folder with ``track=False`` never imports MLflow.
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -229,6 +230,7 @@ def log_batch_run(
     uri: str | None,
     experiment: str,
     registered: dict[str, str] | None = None,
+    explanation: pd.DataFrame | None = None,
 ) -> str | None:
     """Log one batch (a BatchResult) as a run; return its id, None if logging failed.
 
@@ -236,8 +238,9 @@ def log_batch_run(
     fingerprint and the output's SHA-256, and for a registered model ``registered_model``,
     ``model_alias`` and ``model_version`` (the version used; see :func:`pin_registered`);
     metrics: input and output rows, the input's age at the issue time in hours
-    (``input_age_hours``); the input as an MLflow dataset. A tracking failure is
-    logged as a warning and does not undo the forecast.
+    (``input_age_hours``); the input as an MLflow dataset; with ``explanation`` (``--explain``)
+    the attributions as the artifact ``explanation/explanation.parquet``. A tracking failure
+    is logged as a warning and does not undo the forecast.
     """
     try:
         client = make_client(uri)
@@ -293,11 +296,21 @@ def log_batch_run(
                 )
             ],
         )
+        if explanation is not None:
+            _log_table(client, run_id, explanation)
         client.set_terminated(run_id, "FINISHED")
         return run_id
     except Exception as err:
         _log.warning("forecast written, but tracking failed: %s", _first_line(err))
         return None
+
+
+def _log_table(client: Any, run_id: str, table: pd.DataFrame) -> None:
+    """Log ``table`` as the Parquet artifact ``explanation/explanation.parquet``."""
+    with tempfile.TemporaryDirectory(prefix="forecast-explain-") as tmp:
+        path = Path(tmp) / "explanation.parquet"
+        table.to_parquet(path)
+        client.log_artifact(run_id, str(path), "explanation")
 
 
 def log_partitions_run(
