@@ -1,6 +1,9 @@
 """The estimator base: public ``fit``/``predict``/``predict_origins`` validate and convert once.
 
-The public methods exist here only, as a template over private hooks:
+``fit`` is defined here; ``predict`` and ``predict_origins`` are those of
+:class:`forecast.frames.pipeline.ForecastPipeline`, the one frame pipeline that the ONNX
+runtime (:class:`forecast.onnx.runtime.OnnxForecaster`) runs too. Both are templates over
+private hooks:
 
 - ``fit``: ``prepared = _prepare_fit(X)``, the callbacks' ``on_fit_start``,
   ``_fit_frames(X, prepared, callbacks)``, the callbacks' ``on_fit_end``.
@@ -31,32 +34,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Self
 
-import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
 from forecast.frames import validation as V
-from forecast.frames.causal_fill import CausalFill
-from forecast.frames.cleaning import (
-    apply_nan_policy,
-    check_local_clock,
-    conform,
-    in_zone,
-    target_columns,
-)
-from forecast.frames.covariates import calendar_block
+from forecast.frames.cleaning import target_columns
 from forecast.frames.options import FrameOptions
-from forecast.frames.origins import origin_arrays, origin_position, origins_per_series
-from forecast.frames.output import forecast_frames, origin_frame, output_columns, points_and_levels
-from forecast.frames.quantiles import select_levels
+from forecast.frames.pipeline import ForecastPipeline, FrameLike
 from forecast.frames.scaling import Scaling
-from forecast.frames.series import SeriesArrays, SeriesEncoder
-from forecast.frames.vintages import (
-    TRAINED_ON_OBSERVED,
-    future_by_series,
-    series_vintages,
-    with_vintage_steps,
-)
+from forecast.frames.series import SeriesArrays
+from forecast.frames.vintages import TRAINED_ON_OBSERVED
 from forecast.persistence.methods import SavedFolderMethods
 
 if TYPE_CHECKING:
@@ -78,10 +64,8 @@ else:
 
 __all__ = ["BaseForecaster", "FrameLike", "SeriesArrays"]
 
-FrameLike = pd.DataFrame | dict[Any, pd.DataFrame]
 
-
-class BaseForecaster(SavedFolderMethods, BaseEstimator):
+class BaseForecaster(SavedFolderMethods, ForecastPipeline, BaseEstimator):
     """Base class of every forecaster: validation, scaling, covariates and containers.
 
     Parameters read here when a subclass declares them (covariates, calendar, NaN policy)
@@ -98,21 +82,6 @@ class BaseForecaster(SavedFolderMethods, BaseEstimator):
 
     def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         raise NotImplementedError
-
-    def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def _quantile_levels(self) -> tuple[float, ...]:
-        """Quantile levels ``_predict_quantiles`` forecasts (none by default)."""
-        return ()
-
-    def _predict_quantiles(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
-        """Forecasts ``(n_series, horizon, n_channels, n_levels)`` in scaled units."""
-        raise NotImplementedError
-
-    def _min_history(self) -> int:
-        """Rows of history ``_predict`` needs; also the rows kept after ``fit``."""
-        return 1
 
     def _min_train_length(self) -> int:
         """Rows each training series must have."""
@@ -136,23 +105,6 @@ class BaseForecaster(SavedFolderMethods, BaseEstimator):
     def _covariate_names(self) -> tuple[list[str], list[str]]:
         """Return the declared ``(future, past)`` covariate columns."""
         return FrameOptions.of(self).covariates()
-
-    def _fill(
-        self, frame: pd.DataFrame, key: object, targets: list[str], covariates: list[str]
-    ) -> pd.DataFrame:
-        """Apply the NaN policy (raise, or interpolate in time)."""
-        return apply_nan_policy(frame, key, targets, covariates, FrameOptions.of(self).policy())
-
-    def _scale_covariates(self, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
-        """Scaled values of the covariate ``columns`` of ``frame``."""
-        return self._scaling().scale_covariates(frame, columns)
-
-    def _calendar(self, index: pd.DatetimeIndex) -> np.ndarray | None:
-        """Calendar features of ``index`` when the estimator asks for them, else None."""
-        options = FrameOptions.of(self)
-        if not options.calendar:
-            return None
-        return calendar_block(index, options.timezone, options.country)
 
     def _prepare_fit(self, X: FrameLike) -> Any:
         """Validate ``X``, set the fitted metadata and scalers; return ``(frames, kind)``."""
@@ -183,73 +135,6 @@ class BaseForecaster(SavedFolderMethods, BaseEstimator):
         frames, _ = prepared
         self._fit(self._to_arrays(frames, horizon=0, future=None), callbacks)
 
-    def _select_levels(self, quantiles: bool | tuple[float, ...] | None) -> tuple[float, ...]:
-        """Quantile levels ``quantiles`` asks for, checked against ``_quantile_levels``."""
-        return select_levels(quantiles, self._quantile_levels(), type(self).__name__)
-
-    def _predict_frames(
-        self,
-        horizon: int,
-        history: FrameLike | None,
-        future: FrameLike | None,
-        levels: tuple[float, ...],
-        max_horizon: int | None,
-    ) -> FrameLike:
-        """Forecasts of ``predict`` (arguments checked; default: through ``_predict``)."""
-        if history is None:
-            frames, kind = self.train_tail_, self.input_kind_
-        else:
-            raw, kind = V.split_series(history, "history")
-            covs, frames = self.past_covariates_ + self.future_covariates_, {}
-            for k, f in raw.items():
-                f = in_zone(f, self.tz_, k, "history")
-                frames[k] = self._clean(f, k, self.columns_, covs, self.freq_, "history")[0]
-        for key, frame in frames.items():
-            V.check_length(len(frame), self._min_history(), key, "history needed by predict")
-        zone, covs = self.tz_, self.future_covariates_
-        fut = future_by_series(future, frames, kind, horizon, self.freq_, covs, zone)
-        pred = self._predict_values(self._to_arrays(frames, horizon, fut), horizon, levels)
-        columns = output_columns(self.columns_, levels)
-        zone = None if self.tz_ else FrameOptions.of(self).timezone  # a naive model's clock
-        out = forecast_frames(frames, pred, horizon, self.freq_, columns, self.index_name_, zone)
-        return V.join_series(out, kind)
-
-    def _predict_origins_frames(
-        self,
-        data: FrameLike,
-        origins: pd.DatetimeIndex | list[Any] | dict[Any, Any],
-        horizon: int,
-        levels: tuple[float, ...],
-        max_horizon: int | None,
-        future: pd.DataFrame | None = None,
-    ) -> pd.DataFrame:
-        """Forecasts of ``predict_origins`` (arguments checked; default: one ``_predict``)."""
-        raw, kind = V.split_series(data, "data")
-        vintages = series_vintages(future, list(raw), self.future_covariates_, self.tz_)
-        covs = self.past_covariates_ + self.future_covariates_
-        encoder = self._encoder()
-        fill_gaps = bool(FrameOptions.of(self).fill_gaps)
-        arrays, meta = [], []
-        per_series = origins_per_series(origins, list(raw), self.tz_)
-        for key, frame in raw.items():
-            if key not in per_series:
-                continue
-            frame = in_zone(frame, self.tz_, key, "data")
-            frame = conform(frame, key, self.columns_, covs, self.freq_, "data", fill_gaps)[0]
-            filled = self._fill(frame, key, self.columns_, covs)
-            whole = encoder.encode(key, filled)
-            causal = None if filled is frame else CausalFill(encoder.encode(key, frame))
-            for origin in per_series[key]:
-                pos = origin_position(frame.index, origin, key)
-                V.check_length(pos, self._min_history(), key, f"history before origin {origin}")
-                arrays.append(origin_arrays(whole, pos, horizon, encoder, causal))
-                if vintages:  # the forecast steps' covariates as known at the origin
-                    arrays[-1] = with_vintage_steps(arrays[-1], vintages[key], horizon, encoder)
-                meta.append((key, origin))
-        pred = self._predict_values(arrays, horizon, levels)
-        columns = output_columns(self.columns_, levels)
-        return origin_frame(meta, pred, horizon, kind, columns, self.freq_)
-
     def fit(self, X: FrameLike, y: None = None, *, callbacks: list[Any] | None = None) -> Self:
         """Fit the forecaster on one or several series.
 
@@ -277,136 +162,3 @@ class BaseForecaster(SavedFolderMethods, BaseEstimator):
         for callback in callbacks:
             callback.on_fit_end(self)
         return self
-
-    def predict(
-        self,
-        horizon: int = 1,
-        history: FrameLike | None = None,
-        future: FrameLike | None = None,
-        *,
-        quantiles: bool | tuple[float, ...] | None = None,
-        max_horizon: int | None = V.MAX_HORIZON,
-    ) -> FrameLike:
-        """Forecast the ``horizon`` steps after the end of the data.
-
-        Parameters
-        ----------
-        horizon : int
-            Number of steps to forecast.
-        history : DataFrame, long DataFrame or dict of DataFrames, optional
-            New history to forecast from without refitting; defaults to the data seen in
-            ``fit``. Its columns are the fitted targets and declared covariates (others
-            raise). Its timestamps are naive when the fit was naive, aware when it was
-            aware; aware timestamps in another zone are converted to the fitted zone.
-        future : DataFrame or dict of DataFrames, optional
-            Values of the declared ``future_covariates`` for the forecast timestamps. They
-            must be finite: ``nan_policy`` applies to the history only. Or vintages (columns
-            ``issue_time``, ``valid_time``): each step then reads the latest value issued at
-            or before the origin (:mod:`forecast.frames.vintages`).
-        quantiles : bool or tuple of float, optional
-            Estimators that forecast quantiles (neural estimators fitted with
-            ``quantiles=``, :class:`forecast.ConformalForecaster`): True adds a column
-            ``<column>_q<level>`` per fitted level and target, e.g. ``load_q0.1``; a tuple
-            adds only those levels. None or False: point forecasts only.
-        max_horizon : int or None, default=10_000
-            Largest ``horizon`` accepted, a guard against horizons that would run for
-            minutes; None lifts it.
-
-        Returns
-        -------
-        DataFrame or dict of DataFrames
-            Indexed by the ``horizon`` timestamps after the history (in the fitted time
-            zone), one column per target (then the quantile columns, target by target), in
-            the container the data came in.
-        """
-        check_is_fitted(self, "columns_")
-        horizon = V.check_horizon(horizon, max_horizon)
-        levels = self._select_levels(quantiles)
-        return self._predict_frames(horizon, history, future, levels, max_horizon)
-
-    def predict_origins(
-        self,
-        data: FrameLike,
-        origins: pd.DatetimeIndex | list[Any] | dict[Any, Any],
-        horizon: int,
-        *,
-        quantiles: bool | tuple[float, ...] | None = None,
-        max_horizon: int | None = V.MAX_HORIZON,
-        future: pd.DataFrame | None = None,
-    ) -> pd.DataFrame:
-        """Forecast from many origins of one data set in one batched call.
-
-        The forecast issued at origin ``t`` sees only the rows of ``data`` with timestamp
-        ``<= t`` (plus declared future covariates for its horizon: from ``data``, or with
-        ``future`` the latest vintage issued at or before ``t``).
-
-        Parameters
-        ----------
-        data : DataFrame, long DataFrame or dict of DataFrames
-            History (and actuals after it) with the fitted columns, in the fitted time
-            zone or (aware) converted to it, as for ``predict(history=...)``.
-        origins : list of timestamps, or dict of series key to list of timestamps
-            Last observed timestamp of each forecast; aware origins are converted to the
-            fitted zone. A list applies to every series; a dict gives each series its own
-            origins (series it leaves out are not forecast), so the windows of many series
-            are one batched call.
-        horizon : int
-            Steps forecast from each origin.
-        quantiles : bool or tuple of float, optional
-            Add quantile columns, as in :meth:`predict`.
-        max_horizon : int or None, default=10_000
-            Largest ``horizon`` accepted; None lifts the limit.
-        future : DataFrame, optional
-            Vintages of the future covariates (:mod:`forecast.frames.vintages`).
-
-        Returns
-        -------
-        DataFrame
-            Long frame with columns ``origin``, ``id`` (for several series), ``time`` and one
-            column per target (then the quantile columns).
-        """
-        check_is_fitted(self, "columns_")
-        horizon = V.check_horizon(horizon, max_horizon)
-        levels = self._select_levels(quantiles)
-        if future is None:  # the hook of subclasses written before vintages: five arguments
-            return self._predict_origins_frames(data, origins, horizon, levels, max_horizon)
-        return self._predict_origins_frames(data, origins, horizon, levels, max_horizon, future)
-
-    def _clean(
-        self,
-        frame: pd.DataFrame,
-        key: object,
-        targets: list[str],
-        covariates: list[str],
-        freq: pd.offsets.BaseOffset | None,
-        what: str,
-    ) -> tuple[pd.DataFrame, pd.DateOffset]:
-        """``(frame, freq)``: ``frame`` conformed to a regular grid, NaN policy applied."""
-        fill_gaps = bool(FrameOptions.of(self).fill_gaps)
-        frame, freq = conform(frame, key, targets, covariates, freq, what, fill_gaps)
-        check_local_clock(frame.index, FrameOptions.of(self).timezone, key, what)
-        return self._fill(frame, key, targets, covariates), freq
-
-    def _scaling(self) -> Scaling:
-        covariates = self.past_covariates_ + self.future_covariates_
-        return Scaling(self.scaler_, self.covariate_scaler_, covariates)
-
-    def _encoder(self) -> SeriesEncoder:
-        scale, covs, cal = self._scaling().scale, self._scale_covariates, self._calendar
-        past, future = self.past_covariates_, self.future_covariates_
-        return SeriesEncoder(self.columns_, past, future, self.freq_, self.tz_, scale, covs, cal)
-
-    def _to_arrays(
-        self, frames: dict[Any, pd.DataFrame], horizon: int, future: dict[Any, pd.DataFrame] | None
-    ) -> list[SeriesArrays]:
-        return self._encoder().encode_all(frames, horizon, future)
-
-    def _predict_values(
-        self, arrays: list[SeriesArrays], horizon: int, levels: tuple[float, ...]
-    ) -> np.ndarray:
-        """Unscaled forecasts ``(n, horizon, C * (1 + len(levels)))``: points, then quantiles."""
-        scaling = self._scaling()
-        if not levels:
-            return scaling.unscale(self._predict(arrays, horizon))
-        full = scaling.unscale_levels(self._predict_quantiles(arrays, horizon))  # (n, h, C, Q)
-        return points_and_levels(full, self._quantile_levels(), levels)

@@ -18,18 +18,19 @@ class OnnxExportMixin:
     def to_onnx(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Export the fitted network and what a forecast needs to the folder ``path``.
 
-        The folder holds ``model.onnx`` and ``onnx_model.json`` (strict JSON: columns,
-        frequency, time zone, scalers, calendar options, shapes); load it with
-        :meth:`forecast.onnx.runtime.OnnxForecaster.load`, which forecasts as ``predict``
-        does, without torch. Needs the extra ``forecast[onnx]``.
+        The folder is a saved model folder of the one format (``meta.json`` listing the
+        size and SHA-256 of every file, ``params.json``, ``fitted.json``, ``fitted.npz``)
+        whose network is ``model.onnx``; load it with
+        :meth:`forecast.onnx.runtime.OnnxForecaster.load`, which forecasts through the same
+        frame pipeline as ``predict``, without torch. Needs the extra ``forecast[onnx]``.
 
         Parameters
         ----------
         path : str or path-like
             Folder to create.
         overwrite : bool, default=False
-            Replace an existing export folder, one holding the export's two files and
-            nothing else; a folder with anything more in it is left as it was.
+            Replace an existing export folder, one holding the files its manifest lists
+            and nothing else; a folder with anything more in it is left as it was.
 
         Returns
         -------

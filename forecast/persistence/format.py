@@ -41,11 +41,9 @@ loaded: unpickle only what you produced yourself, and share models as saved fold
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,7 +57,6 @@ from forecast._version import __version__
 from forecast.frames.fingerprint import fingerprint
 from forecast.persistence.arrays import check_npz_tail, read_npz
 from forecast.persistence.atomic import write_folder
-from forecast.persistence.files import strict_json
 from forecast.persistence.manifest import (
     MANIFEST,
     ModelFormatError,
@@ -72,20 +69,24 @@ from forecast.persistence.manifest import read_verified as _read_verified
 from forecast.persistence.nested import construct, params_tree
 from forecast.persistence.overwrite import check_replaceable
 from forecast.persistence.registry import estimator_class, estimator_name, is_forecaster
-from forecast.persistence.serialize import arrays_to_bytes, decode, encode
+from forecast.persistence.serialize import arrays_to_bytes, encode
+from forecast.persistence.trees import (
+    ARRAYS,
+    CAPS,
+    FITTED,
+    PARAMS,
+    check_zones,
+    json_bytes,
+    read_tree,
+)
 from forecast.persistence.weights import WEIGHTS, restore_modules
 from forecast.training.device import resolve_device
 
 __all__ = ["ModelFormatError", "load", "save"]
 
-PARAMS, FITTED, ARRAYS = "params.json", "fitted.json", "fitted.npz"
-_CAPS = {PARAMS: 1 << 20, FITTED: 16 << 20}  # JSON read whole and parsed: capped
+_CAPS = CAPS  # the caps of the state files (0.1 name)
 _ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
 _PARAM_CHECKS = ("_check_params", "_spec")  # the class's own parameter validation, if any
-
-
-def _json(value: Any) -> bytes:
-    return (json.dumps(value, indent=1, allow_nan=False) + "\n").encode()
 
 
 def _fitted_attributes(estimator: Any) -> dict[str, Any]:
@@ -167,8 +168,8 @@ def _folder_files(estimator: Any) -> tuple[dict[str, Any], bytes]:
     arrays: dict[str, np.ndarray] = {}
     state = {k: encode(v, k, arrays) for k, v in fitted.items() if k not in modules | inner}
     files: dict[str, Any] = {
-        PARAMS: _json(params),
-        FITTED: _json(state),
+        PARAMS: json_bytes(params),
+        FITTED: json_bytes(state),
         ARRAYS: arrays_to_bytes(arrays),
     }
     if modules:
@@ -207,21 +208,6 @@ def _refuse(path: Path) -> None:
 def _replaceable(path: Path) -> None:
     """Raise ``FileExistsError`` unless ``path`` is a model folder of ours (or empty)."""
     check_replaceable(path, {PARAMS, FITTED, ARRAYS, WEIGHTS})
-
-
-def _read_tree(
-    files: Mapping[str, bytes],
-    name: str,
-    path: Path,
-    arrays: Mapping[str, np.ndarray] | None = None,
-) -> dict[str, Any]:
-    tree = strict_json(files[name], path / name)
-    try:
-        if type(tree) is not dict:
-            raise ValueError("expected a JSON object of name: value")
-        return {k: decode(v, arrays, k) for k, v in tree.items()}
-    except (KeyError, ValueError, TypeError, OverflowError, RecursionError) as err:
-        raise ModelFormatError(f"{path / name}: {err}") from err
 
 
 def load(
@@ -303,15 +289,16 @@ def _rebuild(
     cls: type, files: VerifiedFiles, path: Path, manifest: dict[str, Any], device: str
 ) -> Any:
     """Construct ``cls`` from params.json, then set the fitted attributes of fitted.json."""
-    params = _read_tree(files, PARAMS, path)
+    params = read_tree(files, PARAMS, path)
     nested = manifest.get("estimator_params") or []
     estimator = construct(cls, params, nested, path / PARAMS)
     arrays = read_npz(files[ARRAYS], path / ARRAYS)
-    fitted = _read_tree(files, FITTED, path, arrays)
+    fitted = read_tree(files, FITTED, path, arrays)
     if arrays.unused():
         raise ModelFormatError(
             f"{path / ARRAYS}: members {arrays.unused()[:5]} belong to no fitted attribute"
         )
+    check_zones(params, fitted, path)
     modules = set(manifest.get("modules") or [])
     for name, value in fitted.items():
         if not _ATTRIBUTE.fullmatch(name) or name in params or name in modules:

@@ -27,7 +27,14 @@ from typing import Any
 from forecast.persistence.errors import ModelFormatError  # re-exported: its historic home
 from forecast.persistence.files import entries, lstat_entry, read_range, read_regular, strict_json
 
-__all__ = ["MANIFEST", "ModelFormatError", "VerifiedFiles", "parse_manifest", "read_verified"]
+__all__ = [
+    "MANIFEST",
+    "ModelFormatError",
+    "VerifiedFiles",
+    "check_runtime",
+    "parse_manifest",
+    "read_verified",
+]
 
 MANIFEST = "meta.json"
 FORMAT = (2, 0)  # major.minor: a new major breaks readers, a new minor only adds fields
@@ -236,11 +243,36 @@ class VerifiedFiles(Mapping[str, bytes]):
         return len(self.listed)
 
 
+def check_runtime(manifest: dict[str, Any], where: Path, runtime: str | None) -> None:
+    """Refuse a folder whose network runs elsewhere than the loader's ``runtime``.
+
+    A saved folder's network is torch modules (no ``"runtime"`` field) or, for an ONNX
+    export, an ONNX graph (``"runtime": "onnx"``); each loader reads its own kind and names
+    the other's loader in one line.
+    """
+    found = manifest.get("runtime")
+    if found == runtime:
+        return
+    if found == "onnx":
+        raise ModelFormatError(
+            f"{where}: an ONNX export, whose network runs in onnxruntime: load it with "
+            "forecast.onnx.runtime.OnnxForecaster.load (forecast batch and forecast serve take "
+            "the folder as it is)"
+        )
+    if found is None:
+        raise ModelFormatError(
+            f"{where}: a saved model folder of torch modules, not an ONNX export: load it with "
+            "forecast.load, or export it with estimator.to_onnx(path)"
+        )
+    raise ModelFormatError(f"{where}: unknown runtime {found!r} (this version knows 'onnx')")
+
+
 def read_verified(
     path: Path,
     allowed: set[str],
     expected: str | None = None,
     caps: Mapping[str, int] | None = None,
+    runtime: str | None = None,
 ) -> tuple[dict[str, Any], VerifiedFiles]:
     """Check a saved model folder against its manifest, reading no file yet.
 
@@ -256,6 +288,8 @@ def read_verified(
         besides the files and must be folders; the caller verifies their content.
     caps : mapping, optional
         The most bytes each file may have, by name; checked before it is read.
+    runtime : str, optional
+        The manifest's ``"runtime"``: None for torch modules, ``"onnx"`` for an export.
 
     Returns
     -------
@@ -275,6 +309,7 @@ def read_verified(
     """
     caps = caps or {}
     manifest = read_manifest(path, expected)
+    check_runtime(manifest, path / MANIFEST, runtime)
     listed, nested = manifest["files"], manifest.get("nested") or {}
     subfolders(path, nested)
     found = entries(path)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import numpy as np
 import pandas as pd
 
@@ -32,3 +35,21 @@ def assert_same_forecast(want, got) -> None:
     b = got.select_dtypes("number").to_numpy()
     assert np.isfinite(b).all()
     np.testing.assert_allclose(b, a, rtol=0, atol=ATOL)
+
+
+def rewrite(folder, name: str, data: bytes) -> None:
+    """Replace the file ``name`` of a saved folder and record its new size and SHA-256.
+
+    The manifest then matches the folder again, so what a test checks is the content.
+    """
+    (folder / name).write_bytes(data)
+    manifest = json.loads((folder / "meta.json").read_text())
+    manifest["files"][name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    (folder / "meta.json").write_text(json.dumps(manifest, indent=2))
+
+
+def rewrite_json(folder, name: str, edit) -> None:
+    """Apply ``edit`` to the JSON file ``name`` of a saved folder (see :func:`rewrite`)."""
+    tree = json.loads((folder / name).read_text())
+    edit(tree)
+    rewrite(folder, name, json.dumps(tree).encode())

@@ -1,4 +1,4 @@
-"""The export folder: round trip, overwrite rules, and tampered or oversized files refused."""
+"""The export folder is a saved folder of the one format: round trip, overwrite, refusals."""
 
 from __future__ import annotations
 
@@ -9,15 +9,19 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from tests.conftest import make_series
-from tests.onnx.helpers import TINY, assert_same_forecast
+from tests.onnx.helpers import TINY, assert_same_forecast, rewrite, rewrite_json
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
+import forecast  # noqa: E402
 from forecast.models.recurrent import ElmanForecaster  # noqa: E402
-from forecast.onnx import metadata as M  # noqa: E402
-from forecast.onnx.metadata import OnnxFormatError, read_folder  # noqa: E402
+from forecast.onnx.folder import read_export  # noqa: E402
+from forecast.onnx.metadata import LEGACY_MANIFEST, NETWORK  # noqa: E402
 from forecast.onnx.runtime import OnnxForecaster  # noqa: E402
+from forecast.persistence.errors import ModelFormatError  # noqa: E402
+
+FILES = ["fitted.json", "fitted.npz", "meta.json", "model.onnx", "params.json"]
 
 
 @pytest.fixture(scope="module")
@@ -31,41 +35,42 @@ def folder(fitted, tmp_path):
     return fitted[0].to_onnx(tmp_path / "export")
 
 
-def _manifest(folder):
-    return json.loads((folder / M.MANIFEST).read_text())
-
-
-def _write(folder, record):
-    (folder / M.MANIFEST).write_text(json.dumps(record))
-
-
-def test_round_trip_keeps_metadata_and_forecasts(fitted, folder, tmp_path):
+def test_an_export_is_a_saved_folder_of_the_one_format(fitted, folder, tmp_path):
     model, data = fitted
-    assert sorted(os.listdir(folder)) == sorted([M.MANIFEST, M.NETWORK])
+    assert sorted(os.listdir(folder)) == FILES
+    manifest = json.loads((folder / "meta.json").read_text())
+    assert manifest["format"] == "2.0" and manifest["runtime"] == "onnx"
+    assert manifest["estimator"] == "elman" and manifest["opset"] == 17
+    assert sorted(manifest["files"]) == sorted(set(FILES) - {"meta.json"})  # every file hashed
     runtime = OnnxForecaster.load(folder)
     assert runtime.columns_ == ["load"] and runtime.tz_ == "UTC"
     assert runtime.quantiles_ == (0.2, 0.5, 0.8) and runtime.freq_ == model.freq_
-    assert runtime.metadata_["target_scaler"]["mean"] == [float(model.scaler_.mean_[0])]
+    assert (runtime.scaler_.mean_ == model.scaler_.mean_).all()
     assert runtime.get_params()["horizon"] == model.horizon
     want = model.predict(horizon=4, history=data.iloc[-30:], quantiles=True)
     got = runtime.predict(horizon=4, history=data.iloc[-30:], quantiles=True)
     assert_same_forecast(want, got)
     assert got.index.name == "stamp"
-    # a copy of the folder elsewhere forecasts alike (nothing refers to the old path)
-    copy = tmp_path / "copy"
+    copy = tmp_path / "copy"  # a copy elsewhere forecasts alike: nothing refers to the old path
     copy.mkdir()
     for name in os.listdir(folder):
         (copy / name).write_bytes((folder / name).read_bytes())
     assert_same_forecast(got, OnnxForecaster.load(copy).predict(4, data.iloc[-30:], quantiles=True))
 
 
+def test_each_loader_names_the_other(fitted, folder, tmp_path):
+    with pytest.raises(ModelFormatError, match=r"an ONNX export.*OnnxForecaster\.load"):
+        forecast.load(folder)
+    fitted[0].save(tmp_path / "saved")
+    with pytest.raises(ModelFormatError, match=r"torch modules, not an ONNX export.*to_onnx"):
+        OnnxForecaster.load(tmp_path / "saved")
+
+
 def test_overwrite_only_replaces_an_export_folder(fitted, folder, tmp_path):
     model, _ = fitted
     with pytest.raises(FileExistsError, match="overwrite=True"):
         model.to_onnx(folder)
-    before = (folder / M.NETWORK).stat().st_mtime_ns
     assert model.to_onnx(folder, overwrite=True) == folder
-    assert (folder / M.NETWORK).stat().st_mtime_ns >= before
     assert sorted(os.listdir(folder.parent)) == ["export"]  # no staging folder left
     other = tmp_path / "mine"
     other.mkdir()
@@ -73,93 +78,104 @@ def test_overwrite_only_replaces_an_export_folder(fitted, folder, tmp_path):
     with pytest.raises(FileExistsError):
         model.to_onnx(other, overwrite=True)
     assert (other / "notes.txt").read_text() == "keep"
-    # an export folder with a file of the user's in it is not the export's alone: kept whole
-    (folder / "notes.txt").write_text("keep")
-    network = (folder / M.NETWORK).read_bytes()
+    model.save(tmp_path / "saved")  # a saved torch model is not an export: kept
+    with pytest.raises(FileExistsError, match="is not an ONNX export folder"):
+        model.to_onnx(tmp_path / "saved", overwrite=True)
+    assert (tmp_path / "saved" / "weights.safetensors").is_file()
+    (folder / "notes.txt").write_text("keep")  # an export with a file of the user's: kept whole
+    network = (folder / NETWORK).read_bytes()
     with pytest.raises(FileExistsError, match=r"exists and is not an ONNX export folder \(only"):
         model.to_onnx(folder, overwrite=True)
     assert (folder / "notes.txt").read_text() == "keep"
-    assert (folder / M.NETWORK).read_bytes() == network
-    assert sorted(os.listdir(folder.parent)) == ["export", "mine"]
+    assert (folder / NETWORK).read_bytes() == network
 
 
-def test_unfitted_and_unexportable_models_are_refused(tmp_path):
+def test_an_export_of_the_earlier_format_is_refused_and_replaceable(fitted, tmp_path):
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / LEGACY_MANIFEST).write_text('{"format": "forecast-onnx", "format_version": 1}')
+    (old / NETWORK).write_bytes(b"\x08\x07")
+    with pytest.raises(ModelFormatError, match=r"earlier format .*export the model again"):
+        OnnxForecaster.load(old)
+    fitted[0].to_onnx(old, overwrite=True)  # what the message says to do
+    assert sorted(os.listdir(old)) == FILES
+
+
+def test_unfitted_models_are_refused(tmp_path):
     with pytest.raises(NotFittedError):
         ElmanForecaster(**TINY).to_onnx(tmp_path / "a")
-    data = make_series(n=120).rename(columns={"load": 7})
-    model = ElmanForecaster(**TINY).fit(data)
-    with pytest.raises(ValueError, match=r"to_onnx: target columns \[7\] are not all strings"):
-        model.to_onnx(tmp_path / "b")
-    assert not (tmp_path / "b").exists()
+    assert not (tmp_path / "a").exists()
 
 
-def test_tampered_network_is_refused(folder):
-    data = bytearray((folder / M.NETWORK).read_bytes())
+def test_files_are_checked_as_a_saved_folder_is(folder, tmp_path):
+    data = bytearray((folder / NETWORK).read_bytes())
     data[len(data) // 2] ^= 0xFF
-    (folder / M.NETWORK).write_bytes(bytes(data))
-    with pytest.raises(OnnxFormatError, match="SHA-256 differs"):
+    (folder / NETWORK).write_bytes(bytes(data))
+    with pytest.raises(ModelFormatError, match="SHA-256 differs from meta.json"):
         OnnxForecaster.load(folder)
+    (folder / NETWORK).write_bytes(bytes(data[:-1]))
+    with pytest.raises(ModelFormatError, match="truncated or was modified"):
+        OnnxForecaster.load(folder)
+
+
+def test_caps_links_and_extra_files_are_refused(fitted, folder, tmp_path):
+    with pytest.raises(ModelFormatError, match="more than the 100 allowed"):
+        OnnxForecaster.load(folder, max_network_bytes=100)
+    (folder / "extra.bin").write_bytes(b"x")
+    with pytest.raises(ModelFormatError, match="extra.bin: not a file of a saved model folder"):
+        OnnxForecaster.load(folder)
+    (folder / "extra.bin").unlink()
+    outside = tmp_path / "outside.onnx"
+    outside.write_bytes((folder / NETWORK).read_bytes())
+    (folder / NETWORK).unlink()
+    (folder / NETWORK).symlink_to(outside)
+    with pytest.raises(ModelFormatError, match="symbolic link"):
+        OnnxForecaster.load(folder)
+
+
+def _tz(tree):
+    tree["timezone"] = "Mars/Olympus"
 
 
 @pytest.mark.parametrize(
-    "edit, message",
+    "name, edit, message",
     [
-        (lambda r: r["metadata"].update(context_length=-3), "not positive"),
-        (lambda r: r["metadata"].update(columns=["load", "extra"]), "disagree"),
-        (lambda r: r["metadata"].update(surprise=1), "unknown fields"),
-        (lambda r: r["metadata"].pop("freq"), "lacks"),
-        (lambda r: r["metadata"].update(nan_policy="drop"), "nan_policy"),
-        (lambda r: r["metadata"]["target_scaler"].update(scale=[0.0]), "positive"),
-        (lambda r: r["metadata"].update(quantiles=[1.5]), "quantiles"),
-        (lambda r: r["metadata"].update(calendar="yes"), "calendar has type str"),
-        (lambda r: r.update(format="pickle"), "expected 'forecast-onnx'"),
-        (lambda r: r["files"][M.NETWORK].update(bytes=2**40), "over the cap"),
+        ("params.json", _tz, "timezone 'Mars/Olympus' is not a time zone"),
+        ("fitted.json", lambda t: t.update(tz_="Europe/Atlantis"), "tz_ 'Europe/Atlantis' is not"),
+        ("params.json", lambda t: t.update(context_length=0), "context_length must be an int"),
+        (
+            "params.json",
+            lambda t: t.update(context_length=30),
+            r"'x' has the shape \[None, 24, 1\]",
+        ),
+        ("params.json", lambda t: t.update(nan_policy="drop"), "nan_policy 'drop' is not known"),
+        ("params.json", lambda t: t.update(calendar=True), "n_future_ is 0: 0 covariates"),
+        ("params.json", lambda t: t.update(surprise=1), r"has unknown entries \['surprise'\]"),
+        ("fitted.json", lambda t: t.update(columns_=["load", "x"]), "n_outputs_ is 1, the column"),
+        ("fitted.json", lambda t: t.update(head_horizon_=7), r"'forecast' has the shape"),
+        (
+            "fitted.json",
+            lambda t: t.update(quantiles_={"$type": "tuple", "items": [0.2, 1.5, 0.8]}),
+            r"quantiles_ must be levels in \(0, 1\)",
+        ),
+        ("fitted.json", lambda t: t.update(freq_={"$type": "offset", "freq": "3X"}), "fitted.json"),
     ],
 )
-def test_bad_metadata_is_refused(folder, edit, message):
-    record = _manifest(folder)
-    edit(record)
-    _write(folder, record)
-    with pytest.raises(OnnxFormatError, match=message):
+def test_a_bad_state_is_refused_at_load_in_one_line(folder, name, edit, message):
+    rewrite_json(folder, name, edit)  # hashes updated: the state itself is what load checks
+    with pytest.raises(ModelFormatError, match=message) as info:
         OnnxForecaster.load(folder)
+    assert "\n" not in str(info.value)
 
 
-def test_json_must_be_strict_and_small(folder):
-    text = (folder / M.MANIFEST).read_text()
-    (folder / M.MANIFEST).write_text(text.replace('"scale": [', '"scale": [NaN, ', 1))
-    with pytest.raises(OnnxFormatError, match="not strict JSON"):
-        read_folder(folder)
-    (folder / M.MANIFEST).write_text(text[:-1] + ', "format": "forecast-onnx"}')
-    with pytest.raises(OnnxFormatError, match="duplicate key"):
-        read_folder(folder)
-    (folder / M.MANIFEST).write_text(" " * (M.MAX_MANIFEST_BYTES + 1))
-    with pytest.raises(OnnxFormatError, match="more than the cap"):
-        read_folder(folder)
-    (folder / M.MANIFEST).write_text("[" * 50 + "]" * 50)
-    with pytest.raises(OnnxFormatError, match="deeper"):
-        read_folder(folder)
-
-
-def test_network_size_cap_and_links_are_refused(folder, tmp_path):
-    with pytest.raises(OnnxFormatError, match="over the cap"):
-        OnnxForecaster.load(folder, max_network_bytes=100)
-    outside = tmp_path / "outside.onnx"
-    outside.write_bytes((folder / M.NETWORK).read_bytes())
-    (folder / M.NETWORK).unlink()
-    (folder / M.NETWORK).symlink_to(outside)
-    with pytest.raises(OnnxFormatError, match="links are not followed"):
-        OnnxForecaster.load(folder)
-    link = tmp_path / "link"
-    link.symlink_to(folder)
-    with pytest.raises(OnnxFormatError, match="not a folder"):
-        read_folder(link)
-
-
-def test_a_graph_with_other_inputs_is_refused(folder):
-    record = _manifest(folder)
-    record["metadata"]["inputs"] = ["x", "future"]
-    record["metadata"]["n_future"] = 2
-    record["metadata"]["n_inputs"] += 2
-    _write(folder, record)
-    with pytest.raises(OnnxFormatError, match="the graph reads"):
-        OnnxForecaster.load(folder)
+def test_json_is_strict_and_capped(folder):
+    text = (folder / "params.json").read_text()
+    rewrite(folder, "params.json", text.replace('"calendar": false', '"calendar": NaN').encode())
+    with pytest.raises(ModelFormatError, match="not strict JSON"):
+        read_export(folder)
+    rewrite(folder, "params.json", b"[" * 80 + b"]" * 80)
+    with pytest.raises(ModelFormatError, match="nested deeper"):
+        read_export(folder)
+    rewrite(folder, "params.json", b" " * ((1 << 20) + 1))
+    with pytest.raises(ModelFormatError, match="more than the 1048576 allowed"):
+        read_export(folder)
