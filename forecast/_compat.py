@@ -1,10 +1,14 @@
-"""Module paths of version 0.1.0 that moved in the restructure, kept importable for a while.
+"""Module paths of version 0.1.0 that moved in the restructure, importable until 0.3.0.
 
 ``import forecast.metrics`` or ``from forecast.spec import run_spec`` still work: the old
 name is an alias of the module at its new home (the same module object), and importing it
-warns with a :class:`DeprecationWarning` that names the new path. ``forecast.backtest`` and
-``forecast.compare`` stay the public functions; their modules are
-``forecast.evaluation.backtest`` and ``forecast.evaluation.compare``.
+warns with a :class:`DeprecationWarning` that names the new path and the version that
+removes the old one (:data:`REMOVED_IN`). ``forecast.backtest`` and ``forecast.compare``
+stay the public functions; their modules are ``forecast.evaluation.backtest`` and
+``forecast.evaluation.compare``.
+
+Saved folders name no module path (estimators are registered under short names, see
+:mod:`forecast.persistence.registry`), so folders saved by 0.1.0 load without these aliases.
 """
 
 from __future__ import annotations
@@ -20,6 +24,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from importlib.machinery import ModuleSpec
+
+DEPRECATED_IN = "0.2.0"
+"""The release that moved the modules (the first after 0.1.0)."""
+
+REMOVED_IN = "0.3.0"
+"""The release that removes the old paths of :data:`MOVED` and ``forecast.parallel.tune``."""
 
 MOVED = {  # old public module path -> new home
     "forecast.backtest": "forecast.evaluation.backtest",
@@ -62,7 +72,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec: ModuleSpec) -> types.ModuleType:
         new = MOVED[spec.name]
         warnings.warn(
-            f"{spec.name} moved to {new} in forecast 0.2; import it from there",
+            f"{spec.name} moved to {new} in forecast {DEPRECATED_IN} and will be removed in "
+            f"{REMOVED_IN}; import it from {new}",
             DeprecationWarning,
             stacklevel=3,
         )
@@ -93,22 +104,11 @@ def _parallel_attribute(name: str) -> object:
             return getattr(importlib.import_module(homes[name]), name)  # fixed names only
         raise AttributeError(f"module 'forecast.parallel' has no attribute {name!r}")
     warnings.warn(
-        "forecast.parallel.tune moved to forecast.tune; the old name will be removed",
+        f"forecast.parallel.tune moved to forecast.tune in forecast {DEPRECATED_IN} and will be "
+        f"removed in {REMOVED_IN}; use forecast.tune",
         DeprecationWarning,
         stacklevel=2,
     )
     from forecast.tuning.sweep import tune  # deprecated alias: tuning sits above parallel
 
     return tune
-
-
-def install(package: types.ModuleType) -> None:
-    """Make the old paths importable and protect ``package``'s public functions.
-
-    ``forecast.parallel`` gets the attribute ``tune`` of 0.1.0 here rather than in its own
-    package, which sits below :mod:`forecast.tuning` and may not import it.
-    """
-    if not any(isinstance(f, _Alias) for f in sys.meta_path):
-        sys.meta_path.append(_Alias())
-    package.__class__ = Package
-    vars(sys.modules["forecast.parallel"])["__getattr__"] = _parallel_attribute  # PEP 562 hook
