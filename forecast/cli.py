@@ -1,8 +1,10 @@
 """The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch.
 
 The parsers are here and import nothing heavy, so ``forecast --help`` and usage errors
-answer at once; ``data`` and ``batch`` build theirs (:mod:`forecast.datasets.commands`,
-:mod:`forecast.batch.cli`) only when named. Each command imports its body when it runs:
+answer at once; ``data``, ``batch`` and ``score`` build theirs
+(:mod:`forecast.datasets.commands`, :mod:`forecast.batch.cli`, :mod:`forecast.batch.score_cli`)
+only when named. It is longer than 400 lines: every command's parser is here, so that none
+imports its body to parse. Each command imports its body when it runs:
 :mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
 (predict), :mod:`forecast.specs.demo`, :mod:`forecast.tuning.sweep`.
 
@@ -73,6 +75,12 @@ def _add_batch(sub: _Commands) -> None:
     from forecast.batch import add_batch_parser  # start-up: pandas, torch; only when named
 
     add_batch_parser(sub)
+
+
+def _add_score(sub: _Commands) -> None:
+    from forecast.batch.score_cli import add_score_parser  # start-up: pandas; only when named
+
+    add_score_parser(sub)
 
 
 def _add_serve(sub: _Commands) -> None:
@@ -333,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.declare("data", "list the dataset catalogue or download a dataset", _add_data)
     sub.declare("batch", "scheduled forecast from the latest data with a stored model", _add_batch)
+    sub.declare("score", "score the stored batch forecasts against the actuals", _add_score)
     sub.declare("serve", "serve forecasts of a stored model over HTTP", _add_serve)
     return parser
 

@@ -221,7 +221,18 @@ def test_top_level_help_lists_every_command_with_one_line(capsys, width80):
     text = help_text([], capsys)
     listed = text.split("  COMMAND\n")[1].split("\n\noptions:")[0]
     names = [line.split()[0] for line in listed.splitlines() if line.startswith("    ")]
-    assert names == ["demo", "fit", "predict", "backtest", "run", "tune", "data", "batch", "serve"]
+    assert names == [
+        "demo",
+        "fit",
+        "predict",
+        "backtest",
+        "run",
+        "tune",
+        "data",
+        "batch",
+        "score",
+        "serve",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,17 @@ def score_tables(
     return _score(forecasts, fns, by="target"), _score(forecasts, fns, by="step"), by_hour
 
 
+def score_groups(
+    forecasts: pd.DataFrame, fns: dict[str, Callable[..., Any]], by: str
+) -> pd.DataFrame:
+    """Return the metrics per value of column ``by`` of a tidy forecast frame.
+
+    The scoring code of every table here, public for the scores per forecast
+    (:mod:`forecast.evaluation.live`): live and backtest figures come from this one function.
+    """
+    return _score(forecasts, fns, by)
+
+
 def _score(fc: pd.DataFrame, fns: dict[str, Callable[..., Any]], by: str) -> pd.DataFrame:
     """Metrics per value of column ``by`` (plus ``"overall"`` when ``by="target"``)."""
     fc = fc[np.isfinite(fc["y_true"].to_numpy())]

@@ -1,0 +1,127 @@
+"""The ``score`` command: ``forecast score --forecasts PATTERN --actuals FILE ...``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import pandas as pd
+
+from forecast.batch.files import BatchError, _first_line
+from forecast.batch.logs import LOGGER, batch_logging
+from forecast.batch.score import PROTOCOLS, score_forecasts
+from forecast.frames.writes import WriteRefused
+from forecast.persistence.manifest import ModelFormatError
+
+__all__ = ["EXIT_ALERT", "add_score_parser"]
+
+EXIT_OK, EXIT_FAILED = 0, 1
+EXIT_ALERT = 3  # scores written, and the rolling live error left the backtest's range
+_log = logging.getLogger(LOGGER)
+
+_DESCRIPTION = (
+    "Join the stored forecasts of 'forecast batch' with the actuals known so far and score "
+    "each forecast (MAPE, MAE, RMSE, bias, interval coverage where quantiles exist, special "
+    "days marked); values without an actual yet are pending, not zero."
+)
+
+_EPILOG = """\
+The scores of a forecast are those 'backtest' gives the same forecast: one scoring code.
+With --model models:/name@alias they are logged to that version's MLflow run as live_mape,
+live_mae, ... (step: the issue date), once per issue date. With --backtest (the backtest's
+scores per forecast) the alert rule applies: the mean MAPE of the last --window scored
+forecasts above every rolling mean of --window forecasts of the backtest logs an ALERT line
+and exits with 3.
+
+exit codes:
+  0   scores written          1   failed, nothing written     2   usage error
+  3   scores written; ALERT: the rolling live error left the backtest's range
+
+examples:
+  {prog} --forecasts 'forecasts/{{date}}.csv' --actuals latest.csv --timezone Europe/Berlin \\
+      --protocol day-ahead --special-days holidays-DE --output scores.csv \\
+      --backtest backtest-scores.csv --model models:/power-load-de@champion
+"""
+
+
+def add_score_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add the ``score`` command to the ``forecast`` command's subparsers.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    ArgumentParser
+        The ``score`` parser (its ``func`` default runs the command and returns the exit code).
+    """
+    parser = subparsers.add_parser(
+        "score",
+        help="score the stored batch forecasts against the actuals",
+        description=_DESCRIPTION,
+        epilog=_EPILOG.format(prog="forecast score"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("--forecasts", required=True, help="the --output pattern of forecast batch ({date})")
+    add("--actuals", required=True, help="observed values, CSV or Parquet (no gaps)")
+    add("--output", default=None, help="scores per forecast, .csv or .parquet")
+    add("--timezone", default=None, metavar="ZONE", help="local zone, e.g. Europe/Berlin")
+    add("--time-column", default=None, help="time column of --actuals (default: detected)")
+    add(
+        "--protocol",
+        choices=[p for p in PROTOCOLS if p],
+        default=None,
+        help="day-ahead: score the local day after each issue date only (default: every row)",
+    )
+    add("--special-days", default=None, metavar="SPEC", help="mark special days: holidays-DE")
+    add("--backtest", default=None, metavar="FILE", help="backtest scores per forecast")
+    add("--window", type=int, default=7, help="forecasts in the alert's rolling mean (7)")
+    add("--model", default=None, help="models:/name@alias or models:/name/N to log to")
+    add("--tracking-uri", default=None, help="MLflow store (default: $MLFLOW_TRACKING_URI)")
+    parser.set_defaults(func=_cmd_score)
+    return parser
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    """Run the command with timestamped log lines; return the exit code."""
+    with batch_logging():
+        if args.window < 1:
+            _log.error("--window must be at least 1, got %d", args.window)
+            return 2
+        try:
+            result = score_forecasts(
+                args.forecasts,
+                args.actuals,
+                output=args.output,
+                time_column=args.time_column,
+                timezone=args.timezone,
+                protocol=args.protocol,
+                special_days=args.special_days,
+                backtest=args.backtest,
+                window=args.window,
+                model=args.model,
+                tracking_uri=args.tracking_uri,
+            )
+        except (BatchError, WriteRefused, ModelFormatError, ValueError) as err:
+            _log.error("%s", _first_line(err))
+            return EXIT_FAILED
+        table = result.table
+        counts = table["status"].value_counts()
+        summary = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("scored", "partial", "pending"))
+        where = f"; wrote {result.path}" if result.path else ""
+        logged = f"; logged {result.logged} to {args.model}" if args.model else ""
+        _log.info("%d forecast(s): %s%s%s", len(table), summary, where, logged)
+        columns = ("issue_date", "id", "status", "n", "mape", "mae", "bias")
+        shown = [c for c in columns if c in table]
+        with pd.option_context("display.width", 120, "display.max_rows", 60):
+            print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        alert = result.alert
+        if alert is not None:
+            if alert.alert:
+                _log.warning("ALERT %s", alert.message)
+                return EXIT_ALERT
+            _log.info("%s", alert.message)
+    return EXIT_OK
