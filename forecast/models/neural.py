@@ -4,7 +4,8 @@ A family (LSTM, transformer, ...) subclasses :class:`NeuralForecaster`, declares
 parameters it adds as :func:`forecast.models.declare.param` fields (the shared ones are
 those of :class:`forecast.models.neural_params.NeuralParams`) and implements one method,
 ``_build_encoder(input_size) -> nn.Module``. Windows, heads, training, roll-out, seeding,
-checkpoints and persistence live here and in the modules it calls.
+checkpoints and persistence live here and in the modules it calls (lengths and the
+validation split: :mod:`forecast.models.neural_lengths`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from forecast.base import BaseForecaster, SeriesArrays
-from forecast.frames import validation as V
+from forecast.base import SeriesArrays
 from forecast.frames.quantiles import check_levels, point_level
 from forecast.models._batching import (
     PREDICT_CHUNK,
@@ -39,6 +39,7 @@ from forecast.models.auto import (  # noqa: F401 (the constants were public here
 )
 from forecast.models.declare import declare_params
 from forecast.models.legacy import fill_0_1_0
+from forecast.models.neural_lengths import NeuralLengths
 from forecast.models.neural_params import NeuralParams
 from forecast.models.onnx_export import OnnxExportMixin
 from forecast.nn.decoder import DecoderHead
@@ -47,7 +48,6 @@ from forecast.nn.heads import PointHead, QuantileHead
 from forecast.nn.net import ForecastNet
 from forecast.training.device import resolve_device
 from forecast.training.loop import TrainConfig, seeded, train
-from forecast.training.splits import default_split, held_out, length_reason, min_length
 
 # Parameters that may change between an interrupted fit and its resumption. micro_batch_size
 # changes memory, not the maths (like device: rounding), so an out-of-memory fit resumes smaller.
@@ -62,7 +62,7 @@ _RESUMABLE = (
 
 
 @declare_params()
-class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
+class NeuralForecaster(NeuralParams, OnnxExportMixin, NeuralLengths):
     """Base of the neural forecasters: an encoder over context windows and a direct head.
 
     Every ``"auto"`` parameter is resolved once in ``fit``
@@ -128,52 +128,6 @@ class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
         """Return the encoder for ``input_size`` features per step (subclasses)."""
         raise NotImplementedError
 
-    # ---------------------------------------------------------------- lengths
-    def _head_horizon(self) -> int:
-        return 1 if self.strategy == "recursive" else int(self.horizon)
-
-    def _min_history(self) -> int:
-        return int(self.context_length)
-
-    def _keep_history(self) -> int | None:
-        return int(self.context_length)
-
-    def _min_train_length(self) -> int:
-        self._check_params()
-        return min_length(*self._length_terms())
-
-    def _length_reason(self) -> str:
-        context, h, frac, tail, whole = self._length_terms()
-        return length_reason(context, h, self.strategy == "recursive", frac, tail, whole)
-
-    def _check_train_lengths(self, lengths: dict[Any, int]) -> None:
-        held, untailed = self._default_split(list(lengths.values()))
-        if held is None and not untailed:
-            super()._check_train_lengths(lengths)
-            return
-        context, h, frac, _, _ = self._length_terms()
-        need = min_length(context, h, frac, None, True)  # one window: no tail
-        recursive, least = self.strategy == "recursive", self._min_train_length()
-        reason = length_reason(
-            context, h, recursive, frac, None, True, least, held=held is not None
-        )
-        for key, rows in lengths.items():
-            V.check_length(rows, need, key, reason)
-
-    def _default_split(self, lengths: list[int]) -> tuple[list[int] | None, list[int]]:
-        """Whole series held out and series without a tail by default (``default_split``)."""
-        if self.validation_series is not None or self.validation_size is not None:
-            return None, []
-        return default_split(lengths, self._min_train_length(), self.validation_fraction)
-
-    def _length_terms(self) -> tuple[int, int, float, int | None, bool]:
-        tail = None
-        if self.validation_size is not None:
-            tail = steps(self.validation_size, "validation_size", self.freq_)
-        whole = self.validation_series is not None
-        h = self._head_horizon()
-        return int(self.context_length), h, self.validation_fraction, tail, whole
-
     # ------------------------------------------------------------- parameters
     def _check_params(self) -> None:
         check_params(self)
@@ -208,7 +162,8 @@ class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
         if self.validation_size is not None:
             self.validation_steps_ = steps(self.validation_size, "validation_size", self.freq_)
         scaled = self.input_differences_ or self.difference_ or self.velocity_weight > 0
-        scale, power = getattr(self.scaler_, "scale_", None), 2 if self.loss == "mse" else 1
+        scale = getattr(self.scaler_, "scale_", None)
+        power = 2 if self.loss == "mse" else 1
         self.channel_weight_ = channel_weights(self.channel_weight, scale, self.n_outputs_, power)
         self.change_scale_ = change_scale(series) if scaled else None
 
@@ -247,7 +202,8 @@ class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
     def _build_head(self, size: int) -> nn.Module:
         """Return the head reading the encoder's summary of ``size`` features."""
         shape = (size, self.head_horizon_, self.n_outputs_, self.n_future_)
-        levels, k = self._quantile_levels(), self.dct_output
+        levels = self._quantile_levels()
+        k = self.dct_output
         if self.strategy == "seq2seq":
             return DecoderHead(*shape, residual=self.residual_)
         if levels:
@@ -298,8 +254,7 @@ class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
                 f"ends a context of {self.context_length} steps followed by {self.head_horizon_} "
                 "target steps before the validation tail"
             )
-        weight, scale = self.horizon_weight_, self.change_scale_
-        steps = floats(scale)
+        change_scales = floats(self.change_scale_)
         config = TrainConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
@@ -315,9 +270,9 @@ class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
             quantiles=self.quantiles_,
             micro_batch_size=self.micro_batch_size,
             loss=self.loss,
-            step_scale=steps if self.difference_ else None,
-            lead_weight=floats(weight),
-            velocity=None if steps is None else (self.velocity_weight, steps),
+            step_scale=change_scales if self.difference_ else None,
+            lead_weight=floats(self.horizon_weight_),
+            velocity=None if change_scales is None else (self.velocity_weight, change_scales),
             channel_weight=floats(self.channel_weight_),
         )
         members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
@@ -334,19 +289,6 @@ class NeuralForecaster(NeuralParams, OnnxExportMixin, BaseForecaster):
         self.history_ = results[0].history
         self.n_epochs_ = results[0].n_epochs
         self.best_epoch_ = results[0].best_epoch
-
-    def _validation_split(self, series: list[SeriesArrays]) -> tuple[list[int] | None, list[int]]:
-        """Positions of the series held out whole (None: tails) and of those without a tail.
-
-        Sets ``validation_series_`` and ``untailed_series_`` (their keys, None when empty).
-        """
-        if self.validation_series is None:
-            held, untailed = self._default_split([len(s.y) for s in series])
-        else:
-            held, untailed = held_out(self.validation_series, [s.key for s in series]), []
-        self.validation_series_ = None if held is None else [series[i].key for i in held]
-        self.untailed_series_ = [series[i].key for i in untailed] or None
-        return held, untailed
 
     def _signature(self, series: list[SeriesArrays]) -> str:
         params = {k: v for k, v in self.get_params().items() if k not in _RESUMABLE}
