@@ -2,7 +2,8 @@
 
 :class:`ConformalForecaster` wraps an estimator (neural, baseline or the external forecast
 column). Intervals are the point forecast plus conformal quantiles of past residuals, kept
-per forecast step and per hour of day (the table is in :mod:`forecast.probabilistic.table`).
+per forecast step and per hour of day (the table is in :mod:`forecast.probabilistic.table`,
+the interval columns are made in :mod:`forecast.probabilistic.bands`).
 Where the residuals come from is the calibration mode:
 
 - static (``window=None``, the default): ``fit`` runs a rolling-origin backtest over a
@@ -38,7 +39,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from forecast.base import BaseForecaster, FrameLike
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.quantiles import (
     DIGITS,
     central_levels,
@@ -47,9 +48,10 @@ from forecast.frames.quantiles import (
 )
 from forecast.frames.slices import series_index, union_index
 from forecast.models.fit_cache import fit as fit_once
+from forecast.probabilistic.bands import interval_columns
 from forecast.probabilistic.rolling import fit_end_tables, parse_window, rolling_levels
 from forecast.probabilistic.static import static_forecasts, static_levels, static_table
-from forecast.probabilistic.table import ScoreTable, bounds
+from forecast.probabilistic.table import ScoreTable
 from forecast.training.callbacks import EpochsOnly
 
 METHODS = ("signed", "symmetric")
@@ -220,7 +222,7 @@ class ConformalForecaster(BaseForecaster):
     def _prepare_fit(self, X: FrameLike) -> tuple[Any, ...]:
         """Check the parameters and ``X``; static mode: run the calibration backtest."""
         self._check_params()
-        frames, kind = V.split_series(X, "X")
+        frames, kind = validation.split_series(X, "X")
         index = union_index(frames)
         horizon = self._steps_ahead()
         static = None
@@ -234,8 +236,11 @@ class ConformalForecaster(BaseForecaster):
         epochs = [EpochsOnly(c) for c in callbacks]
         self.estimator_ = fit_once(clone(self.estimator), X, epochs)
         est = self.estimator_
-        self.columns_, self.freq_, self.tz_ = est.columns_, est.freq_, est.tz_
-        self.input_kind_, self.index_name_ = est.input_kind_, getattr(est, "index_name_", None)
+        self.columns_ = est.columns_
+        self.freq_ = est.freq_
+        self.tz_ = est.tz_
+        self.input_kind_ = est.input_kind_
+        self.index_name_ = getattr(est, "index_name_", None)
         self.past_covariates_ = list(est.past_covariates_)
         self.future_covariates_ = list(est.future_covariates_)
         self.series_keys_ = list(frames)
@@ -249,7 +254,9 @@ class ConformalForecaster(BaseForecaster):
         else:
             table, n, first = fit_end_tables(self, frames)
         self.calibration_start_ = first
-        self.scores_, self.counts_, self.groups_ = table.table, table.counts, table.group
+        self.scores_ = table.table
+        self.counts_ = table.counts
+        self.groups_ = table.group
         self.n_calibration_ = n
 
     def _hourly(self) -> bool:
@@ -279,17 +286,17 @@ class ConformalForecaster(BaseForecaster):
         if not levels:
             return point
         self._check_horizon(horizon)
-        parts, kind = V.split_series(point, "forecast")
-        hist = {} if history is None else V.split_series(history, "history")[0]
+        parts, kind = validation.split_series(point, "forecast")
+        hist = {} if history is None else validation.split_series(history, "history")[0]
         out = {}
         for key, frame in parts.items():
             origin = pd.DatetimeIndex([frame.index[0] - self.freq_])
             table, gk, alpha = self._calibration_at(hist.get(key), key, origin)
             steps = np.arange(len(frame))
             values = frame.to_numpy(float)
-            bands = self._bands(values, table, gk[0], steps, frame.index, alpha, levels)
+            bands = interval_columns(self, values, table, gk[0], steps, frame.index, alpha, levels)
             out[key] = pd.concat([frame, pd.DataFrame(bands, index=frame.index)], axis=1)
-        return V.join_series(out, kind)
+        return validation.join_series(out, kind)
 
     def _predict_origins_frames(
         self,
@@ -307,11 +314,11 @@ class ConformalForecaster(BaseForecaster):
         if not levels:
             return pred
         self._check_horizon(horizon)
-        frames, kind = V.split_series(data, "data")
+        frames, kind = validation.split_series(data, "data")
         series = series_index(pred, kind, self.series_keys_)
         origin = pd.DatetimeIndex(pred["origin"])
         step = np.tile(np.arange(horizon), len(pred) // horizon)
-        times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
+        times = pd.DatetimeIndex(pred[validation.TIME_COLUMN])
         values = pred[list(self.columns_)].to_numpy(float)
         names = [quantile_column(c, q) for c in self.columns_ for q in levels]
         out = pd.DataFrame(np.nan, index=pred.index, columns=names)
@@ -322,8 +329,8 @@ class ConformalForecaster(BaseForecaster):
             queries = origin[rows].unique().sort_values()
             table, gk, alpha = self._calibration_at(frame, key, queries)
             q = queries.get_indexer(origin[rows])
-            bands = self._bands(
-                values[rows], table, gk[q], step[rows], times[rows], alpha[q], levels
+            bands = interval_columns(
+                self, values[rows], table, gk[q], step[rows], times[rows], alpha[q], levels
             )
             for name, column in bands.items():
                 # pandas-stubs types iloc[...] = only for (slice, label) pairs
@@ -343,38 +350,6 @@ class ConformalForecaster(BaseForecaster):
                 f"series {key!r} was not calibrated; calibrated series: {self.series_keys_}"
             )
         return self.series_keys_.index(key)
-
-    def _bands(
-        self,
-        values: np.ndarray,
-        table: ScoreTable,
-        gk: Any,
-        steps: Any,
-        times: Any,
-        alpha: Any,
-        levels: tuple[float, ...],
-    ) -> dict[str, np.ndarray]:
-        """Interval columns for rows of point forecasts ``values`` (n, C).
-
-        Row ``i`` is scored by the groups ``table.group[gk[i]]`` at level ``alpha[i]``.
-        """
-        n, n_c = values.shape
-        alpha = np.broadcast_to(alpha, (n, len(self._alphas())))
-        hours = self._hours(times)
-        step = np.asarray(steps) if self.per_step else np.zeros(n, dtype=np.int64)
-        wanted = set(levels)
-        out = {}
-        for c, column in enumerate(self.columns_):
-            g = table.group[gk, c, step, hours]  # (n,)
-            for i, cov in enumerate(check_coverage(self.coverage)):
-                lo_level, hi_level = central_levels((cov,))
-                low, high = bounds(table, g, alpha[:, i], self.method)
-                if lo_level in wanted:
-                    out[quantile_column(column, lo_level)] = values[:, c] + low
-                if hi_level in wanted:
-                    out[quantile_column(column, hi_level)] = values[:, c] + high
-        ordered = [quantile_column(c, q) for c in self.columns_ for q in levels]
-        return {name: out[name] for name in ordered}
 
     # ----------------------------------------------------------- calibration
     def _calibration_at(
