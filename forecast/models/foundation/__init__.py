@@ -6,7 +6,7 @@
 
 Importing this package imports neither model package (nor ``transformers``): they load with
 the weights, in ``fit`` or the first forecast after ``load``. Saved folders hold the
-configuration and a reference to the weights (:mod:`forecast.models.foundation._weights`).
+configuration and a reference to the weights (``forecast.models.foundation._weights``).
 """
 
 from forecast.models.foundation.chronos2 import Chronos2Forecaster

@@ -3,7 +3,7 @@
 ``fit`` learns nothing: it validates the frame through the estimator base like every other
 estimator (targets, covariates, frequency, time zone), loads the pretrained model once to
 check the weights and read its context length, and records the reference to the weights
-(:mod:`forecast.models.foundation._weights`), the context length, the quantile levels and
+(``forecast.models.foundation._weights``), the context length, the quantile levels and
 the device. ``predict`` hands the last ``context_length_`` rows of each series (and the
 covariates, where the family reads them) to the model and returns its quantiles.
 
@@ -135,7 +135,7 @@ class FoundationForecaster(BaseForecaster):
         context, levels, _ = self._checked_params()
         reference = weights_reference(self.weights, self.revision, self._weights_file, name)
         self.device_ = resolve_device(self.device)
-        model = self._load_model(reference, self.device_)
+        model = self._read(reference)
         longest = int(self._model_context_length(model))
         if context is not None and context > longest:
             raise ValueError(
@@ -160,8 +160,18 @@ class FoundationForecaster(BaseForecaster):
         if model is None:
             check_unchanged(self.weights_reference_, type(self).__name__)
             self.device_ = resolve_device(self.device)
-            model = self._model = self._load_model(self.weights_reference_, self.device_)
+            model = self._model = self._read(self.weights_reference_)
         return model
+
+    def _read(self, reference: dict[str, Any]) -> Any:
+        """Load the model of ``reference`` onto ``device_``; a failure names the weights."""
+        where = f"{type(self).__name__}: cannot read the weights {reference['location']!r}"
+        try:
+            return self._load_model(reference, self.device_)
+        except OSError as err:  # files missing, hub unreachable or offline
+            raise OSError(f"{where} ({reference['source']}): {err}") from err
+        except ValueError as err:  # a folder that is not a checkpoint of this family
+            raise ValueError(f"{where} ({reference['source']}): {err}") from err
 
     def _trimmed(self, series: list[SeriesArrays], horizon: int) -> list[SeriesArrays]:
         """Cut each series to its last ``context_length_`` rows (covariate steps after kept)."""

@@ -57,7 +57,7 @@ def weights_reference(
 
     Parameters
     ----------
-    weights : str or path-like
+    weights : str
         A local folder (holding ``filename``) or weight file, or a model-hub id
         ``"owner/name"`` (read from the local hub cache, or downloaded, by the model's own
         package when the model is loaded).
@@ -83,10 +83,10 @@ def weights_reference(
         If ``weights`` is neither an existing path nor a hub id, or a revision is given
         with a local path.
     """
-    if not isinstance(weights, str | os.PathLike):
+    if not isinstance(weights, str):  # a parameter of saved folders: JSON, so a str
         raise TypeError(
-            f"{owner}: weights must be a local folder or a hub id such as "
-            f"'amazon/chronos-2', got {weights!r}"
+            f"{owner}: weights must be a str, a local path or a hub id such as "
+            f"'amazon/chronos-2'; got {weights!r} (pass str(path) for a path)"
         )
     if revision is not None and not isinstance(revision, str):
         raise TypeError(f"{owner}: revision must be a str or None, got {revision!r}")
@@ -98,12 +98,11 @@ def weights_reference(
                 f"{str(weights)!r} is a local path"
             )
         return {"source": "local", "location": str(path), "revision": None, "sha256": _sha256(path)}
-    text = str(weights)
-    if isinstance(weights, os.PathLike) or not _HUB_ID.fullmatch(text):
+    if not _HUB_ID.fullmatch(weights):
         raise ValueError(
-            f"{owner}: weights={text!r} is no existing local path and no hub id 'owner/name'"
+            f"{owner}: weights={weights!r} is no existing local path and no hub id 'owner/name'"
         )
-    return {"source": "hub", "location": text, "revision": revision, "sha256": None}
+    return {"source": "hub", "location": weights, "revision": revision, "sha256": None}
 
 
 def check_unchanged(reference: dict[str, Any], owner: str) -> None:

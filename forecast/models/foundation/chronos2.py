@@ -40,8 +40,8 @@ class Chronos2Forecaster(FoundationForecaster):
 
     Parameters
     ----------
-    weights : str or path-like, default="amazon/chronos-2"
-        A local checkpoint folder, or a hub id.
+    weights : str, default="amazon/chronos-2"
+        A local checkpoint folder, or a hub id (a str, as saved folders store it).
     revision : str, optional
         Hub revision (branch, tag or commit hash) of a hub id; pin a commit for
         reproducible forecasts.
@@ -159,8 +159,9 @@ class Chronos2Forecaster(FoundationForecaster):
         task: dict[str, Any] = {"target": s.y.T.astype(np.float32)}
         past: dict[str, np.ndarray] = {}
         future: dict[str, np.ndarray] = {}
-        for j, name in enumerate(self.past_covariates_):
-            past[f"past:{name}"] = s.past[:, j] if s.past is not None else np.empty(0)
+        if s.past is not None:  # the declared past covariates
+            for j, name in enumerate(self.past_covariates_):
+                past[f"past:{name}"] = s.past[:, j]
         if s.future is not None:
             user = list(self.future_covariates_)
             names = user + [f"calendar:{j}" for j in range(s.future.shape[1] - len(user))]

@@ -39,8 +39,8 @@ class TiRexForecaster(FoundationForecaster):
 
     Parameters
     ----------
-    weights : str or path-like, default="NX-AI/TiRex"
-        A local checkpoint file or folder, or a hub id.
+    weights : str, default="NX-AI/TiRex"
+        A local checkpoint file or folder, or a hub id (a str, as saved folders store it).
     revision : str, optional
         Hub revision (branch, tag or commit hash) of a hub id.
     context_length : int, optional
@@ -60,7 +60,7 @@ class TiRexForecaster(FoundationForecaster):
     Attributes
     ----------
     weights_reference_ : dict
-        Where the weights are (see :class:`Chronos2Forecaster`).
+        Where the weights are (as in ``Chronos2Forecaster``).
     context_length_ : int
         Rows of history each forecast reads.
     model_context_length_ : int

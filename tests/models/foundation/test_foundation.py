@@ -215,3 +215,24 @@ def test_importing_forecast_and_the_wrappers_loads_no_model_package():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_weights_are_a_str_and_an_unreadable_checkpoint_names_them(df, chronos_weights, tmp_path):
+    with pytest.raises(TypeError, match=r"weights must be a str.*str\(path\)"):
+        Chronos2Forecaster(weights=chronos_weights, device="cpu").fit(df[["load"]])
+    broken = shutil.copytree(chronos_weights, tmp_path / "broken")
+    (broken / "config.json").unlink()
+    with pytest.raises(ValueError, match=r"Chronos2Forecaster: cannot read the weights .*broken"):
+        chronos(broken).fit(df[["load"]])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("family", ["chronos", "tirex"])
+def test_cuda_forecasts_match_the_cpu(df, family, request):
+    weights = request.getfixturevalue(f"{family}_weights")
+    cls = Chronos2Forecaster if family == "chronos" else TiRexForecaster
+    on_cpu = cls(weights=str(weights), device="cpu").fit(df[["load"]])
+    on_gpu = cls(weights=str(weights), device="cuda").fit(df[["load"]])
+    assert on_gpu.device_ == "cuda"
+    expected = on_cpu.predict(horizon=8, quantiles=True)
+    pd.testing.assert_frame_equal(on_gpu.predict(horizon=8, quantiles=True), expected, rtol=1e-3)
