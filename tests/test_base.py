@@ -239,3 +239,36 @@ def test_public_fit_and_predict_exist_once_in_the_base():
         for klass in cls.__mro__:
             if klass is not BaseForecaster and issubclass(klass, BaseForecaster):
                 assert not public & set(vars(klass)), f"{klass.__name__} overrides {public}"
+
+
+# the frame work of a forecast: defined once, by the pipeline, for every runtime
+PIPELINE = {
+    "predict",
+    "predict_origins",
+    "_predict_frames",
+    "_predict_origins_frames",
+    "_history_frames",
+    "_clean",
+    "_fill",
+    "_calendar",
+    "_scale_covariates",
+    "_select_levels",
+    "_scaling",
+    "_encoder",
+    "_to_arrays",
+    "_predict_values",
+}
+
+
+def test_one_predict_pipeline_for_the_estimators_and_the_onnx_runtime():
+    from forecast.frames.pipeline import ForecastPipeline
+
+    assert issubclass(BaseForecaster, ForecastPipeline)
+    assert BaseForecaster.predict is ForecastPipeline.predict
+    assert not PIPELINE & set(vars(BaseForecaster))  # the base supplies fit and hooks only
+    pytest.importorskip("onnxruntime")
+    from forecast.onnx.runtime import OnnxForecaster
+
+    assert issubclass(OnnxForecaster, ForecastPipeline)
+    assert not PIPELINE & set(vars(OnnxForecaster))  # the export supplies the network call
+    assert {"_predict", "_predict_quantiles"} <= set(vars(OnnxForecaster))

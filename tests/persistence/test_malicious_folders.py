@@ -210,6 +210,27 @@ def test_shapes_from_params_are_checked_before_the_module_is_allocated(lstm):
     refused(lstm, r"weights.safetensors: the parameters ask for a larger model")
 
 
+@pytest.mark.parametrize(
+    "name, key, zone",
+    [("fitted.json", "tz_", "Europe.Berlin"), ("params.json", "timezone", "Mars/Olympus")],
+)
+def test_a_zone_that_names_no_time_zone_is_refused_at_load(lstm, name, key, zone):
+    tree = json.loads((lstm / name).read_text())
+    tree[key] = zone
+    (lstm / name).write_text(json.dumps(tree))
+    rehash(lstm)
+    refused(lstm, rf"LSTMForecaster/{name}: {key} '{zone}' is not a time zone$")
+
+
+@pytest.mark.parametrize(
+    "runtime, fragment",
+    [("onnx", r"an ONNX export.*OnnxForecaster\.load"), ("tflite", "unknown runtime 'tflite'")],
+)
+def test_a_folder_of_another_runtime_names_its_loader(lstm, runtime, fragment):
+    rehash(lstm, runtime=runtime)
+    refused(lstm, fragment)
+
+
 def test_weights_of_another_shape_are_refused(lstm):
     params = json.loads((lstm / "params.json").read_text())
     params["hidden_size"] += 1
