@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from forecast.base import FrameLike
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.models._batching import context_windows
 from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
@@ -48,7 +48,7 @@ def encoder_inputs(
     if history is None:
         frames, kind = estimator.train_tail_, estimator.input_kind_
     else:
-        raw, kind = V.split_series(history, "history")
+        raw, kind = validation.split_series(history, "history")
         frames = {
             key: estimator._clean(
                 f, key, estimator.columns_, covariates, estimator.freq_, "history"
@@ -56,7 +56,8 @@ def encoder_inputs(
             for key, f in raw.items()
         }
     for key, frame in frames.items():
-        V.check_length(len(frame), estimator._min_history(), key, "history needed by the encoder")
+        need = estimator._min_history()
+        validation.check_length(len(frame), need, key, "history needed by the encoder")
     arrays = estimator._to_arrays(frames, horizon=0, future=None)
     x, _ = context_windows(arrays, estimator.context_length, 0)
     net = estimator.module_

@@ -114,7 +114,8 @@ def gram_by_phase(
     Row ``i`` belongs to phase ``(first_phase + i) mod n_phases``. Returns ``(xtx, xty)`` of
     shapes ``(P, F+1, F+1)`` and ``(P, F+1)``; the last regressor is the intercept column.
     """
-    n, size = len(x), x.shape[1] + 1
+    n = len(x)
+    size = x.shape[1] + 1
     n_days = -(-(first_phase + n) // n_phases)
     rows = np.zeros((n_days * n_phases, size + 1))  # zero rows add nothing
     rows[first_phase : first_phase + n, :-2] = x

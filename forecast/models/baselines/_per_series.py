@@ -20,7 +20,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.models.baselines._math import to_steps
 
 
@@ -95,7 +95,8 @@ class StatsBaseline(BaseForecaster):
         params = {}
         for s in series:
             y, exog = _recent(s, window)
-            V.check_length(len(y), need, s.key, f"{type(self).__name__} with these settings")
+            reason = f"{type(self).__name__} with these settings"
+            validation.check_length(len(y), need, s.key, reason)
             with threadpool_limits(limits=1, user_api="blas"):
                 params[s.key] = [self._fit_one(y[:, c], exog, spec) for c in range(y.shape[1])]
         self.spec_ = spec

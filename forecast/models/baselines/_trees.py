@@ -54,7 +54,8 @@ def fit_trees(x: np.ndarray, y: np.ndarray, **params: Any) -> Trees:
 
     model = HistGradientBoostingRegressor(**params).fit(x, y)
     nodes = [predictors[0].nodes for predictors in model._predictors]
-    n_trees, n_nodes = len(nodes), max((len(n) for n in nodes), default=1)
+    n_trees = len(nodes)
+    n_nodes = max((len(n) for n in nodes), default=1)
     out = {
         "feature": np.zeros((n_trees, n_nodes), np.int64),
         "threshold": np.zeros((n_trees, n_nodes)),
@@ -99,7 +100,8 @@ def predict_trees(arrays: dict[str, np.ndarray], model: np.ndarray, x: np.ndarra
     Padded trees are single leaves of value 0, so they add nothing.
     """
     model = np.asarray(model, dtype=np.int64)
-    n, n_trees = len(x), arrays["feature"].shape[1]
+    n = len(x)
+    n_trees = arrays["feature"].shape[1]
     m = model[:, None]  # (n, 1)
     t = np.arange(n_trees)[None, :]  # (1, T)
     node = np.zeros((n, n_trees), dtype=np.int64)

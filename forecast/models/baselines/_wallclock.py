@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 
 DAY_NS = 86_400 * 10**9
 
@@ -82,7 +82,8 @@ def rows_to_grid(rows: np.ndarray, pos: np.ndarray, n: int) -> np.ndarray:
     values = np.empty_like(sums)
     values[seen] = sums[seen] / counts[seen, None]
     if not seen.all():
-        at, missing = np.flatnonzero(seen), np.flatnonzero(~seen)
+        at = np.flatnonzero(seen)
+        missing = np.flatnonzero(~seen)
         for c in range(values.shape[1]):
             values[missing, c] = np.interp(missing, at, values[seen, c])
     return values
@@ -133,7 +134,7 @@ def target_positions(
     times : ndarray of int64, shape (max(pos) - origin,)
         Local times of the grid positions after the origin up to the last target.
     """
-    future = V.future_index(last, freq, horizon)
+    future = validation.future_index(last, freq, horizon)
     wall = local_times(future, timezone)
     if grid.step is None:
         pos = grid.origin + np.arange(1, horizon + 1)

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from forecast.base import SeriesArrays
-from forecast.models.baselines import _trees as T
-from forecast.models.baselines import _wallclock as W
+from forecast.models.baselines import _trees as trees
+from forecast.models.baselines import _wallclock as wallclock
 from forecast.models.baselines.linear import LinearLagForecaster
 from forecast.models.declare import declare_params, param
 
@@ -92,21 +92,23 @@ class BoostedLagForecaster(LinearLagForecaster):
     def _fit_after_ridge(
         self, grids: list[dict[str, Any]], known: list[Any], source: list[Any]
     ) -> None:
-        params, step = self._tree_params(), W.fixed_step(self.freq_)
+        params = self._tree_params()
+        step = wallclock.fixed_step(self.freq_)
         models = []
         for c in range(len(self.columns_)):
             for j in range(1, self.horizon_ + 1):
-                rows, errors = [], []
+                rows = []
+                errors = []
                 lead_rows = self._lead_rows(
                     c, j, grids, known, source, self.lags_, self.seasonal_lags_
                 )
                 for grid, origins, x, y in lead_rows:
-                    phase = W.phase_of(grid.times[origins], step, self.n_phases_)
+                    phase = wallclock.phase_of(grid.times[origins], step, self.n_phases_)
                     ridge = super()._lead_forecasts(c, phase, np.full(len(x), j), x)
                     rows.append(np.column_stack([x, phase, ridge]))
                     errors.append(y - ridge)
-                models.append(T.fit_trees(np.vstack(rows), np.concatenate(errors), **params))
-        self.trees_ = T.stack(models)
+                models.append(trees.fit_trees(np.vstack(rows), np.concatenate(errors), **params))
+        self.trees_ = trees.stack(models)
 
     def _lead_forecasts(
         self, c: int, phase: int | np.ndarray, leads: np.ndarray, x: np.ndarray
@@ -114,4 +116,4 @@ class BoostedLagForecaster(LinearLagForecaster):
         linear = super()._lead_forecasts(c, phase, leads, x)
         inputs = np.column_stack([x, np.full(len(leads), phase), linear])
         model = c * self.horizon_ + leads - 1
-        return linear + T.predict_trees(self.trees_, model, inputs)
+        return linear + trees.predict_trees(self.trees_, model, inputs)

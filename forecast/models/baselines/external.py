@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.vintage_sources import parse_schedule, publication_times
 from forecast.models.baselines._math import to_steps
 from forecast.models.baselines._options import InputOptions
@@ -19,7 +19,7 @@ from forecast.models.declare import declare_params, param
 def _forecasts(s: SeriesArrays) -> np.ndarray:
     """Return the future covariates of ``s``: the forecast columns, which fit requires."""
     if s.future is None:
-        raise ValueError(f"{V._where(s.key)}the forecast columns are missing")
+        raise ValueError(f"{validation._where(s.key)}the forecast columns are missing")
     return s.future
 
 
@@ -119,11 +119,11 @@ class ExternalForecast(InputOptions, BaseForecaster):
         # column at forecast timestamps is checked in _predict. "interpolate" fills the
         # forecast column in time.
         policy = self.nan_policy
-        if policy not in V.NAN_POLICIES:
-            raise ValueError(f"nan_policy must be one of {V.NAN_POLICIES}, got {policy!r}")
+        if policy not in validation.NAN_POLICIES:
+            raise ValueError(f"nan_policy must be one of {validation.NAN_POLICIES}, got {policy!r}")
         if policy == "raise" and not self.fill_gaps:
             return frame
-        return V.check_finite(frame, covariates, "interpolate", key, "forecast")
+        return validation.check_finite(frame, covariates, "interpolate", key, "forecast")
 
     def _min_train_length(self) -> int:
         return 1
@@ -154,13 +154,14 @@ class ExternalForecast(InputOptions, BaseForecaster):
             return
         time, days_before = parse_schedule(published)
         origin = s.index[-1]
-        steps = V.future_index(origin, self.freq_, horizon)
+        steps = validation.future_index(origin, self.freq_, horizon)
         late = publication_times(steps, time, days_before) > origin
         if late.any():
             first = steps[int(np.argmax(late))]
             when = publication_times(steps[[int(np.argmax(late))]], time, days_before)[0]
             raise ValueError(
-                f"{V._where(s.key)}forecast column {self.future_covariates_[0]!r} at {first} is "
+                f"{validation._where(s.key)}forecast column {self.future_covariates_[0]!r} at "
+                f"{first} is "
                 f"published at {when} (published={published!r}), after the origin {origin}: "
                 f"{int(late.sum())} of the {horizon} steps are not known yet"
             )
@@ -176,9 +177,10 @@ class ExternalForecast(InputOptions, BaseForecaster):
         if bad.any():
             i, h, c = np.argwhere(bad)[0]
             s = series[i]
-            stamp = V.future_index(s.index[-1], self.freq_, horizon)[h]
+            stamp = validation.future_index(s.index[-1], self.freq_, horizon)[h]
             raise ValueError(
-                f"{V._where(s.key)}forecast column {self.future_covariates_[c]!r} has no value "
+                f"{validation._where(s.key)}forecast column {self.future_covariates_[c]!r} has no "
+                "value "
                 f"({out[i, h, c]}) at forecast timestamp {stamp} (forecast issued after "
                 f"{s.index[-1]}); {int(bad.sum())} missing forecast value(s) in all: pass "
                 "nan_policy='interpolate' to interpolate them"
@@ -190,7 +192,8 @@ class ExternalForecast(InputOptions, BaseForecaster):
 
     def _recent_error(self, s: SeriesArrays, steps: int) -> np.ndarray:
         """Mean of ``target - column`` over the last ``steps`` observed rows, per target (C,)."""
-        n, k = len(s.y), len(self.columns_)
+        n = len(s.y)
+        k = len(self.columns_)
         errors = s.y[max(n - steps, 0) :] - _forecasts(s)[max(n - steps, 0) : n, :k]  # (w, C)
         complete = np.isfinite(errors)
         total = np.where(complete, errors, 0.0).sum(axis=0)

@@ -11,9 +11,9 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.frames import validation as V
-from forecast.models.baselines import _direct as D
-from forecast.models.baselines import _wallclock as W
+from forecast.frames import validation
+from forecast.models.baselines import _direct as direct
+from forecast.models.baselines import _wallclock as wallclock
 from forecast.models.baselines._math import steps_up, to_steps
 from forecast.models.baselines._options import CovariateOptions
 from forecast.models.declare import declare_params, param
@@ -139,11 +139,11 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
     def _seasonal_steps(self) -> np.ndarray:
         value = self.seasonal_lags
         if isinstance(value, str) and value == "auto":
-            step = W.fixed_step(self.freq_)
-            if step is None or step > W.DAY_NS:
+            step = wallclock.fixed_step(self.freq_)
+            if step is None or step > wallclock.DAY_NS:
                 value = ()
             else:
-                value = ("7D",) if step == W.DAY_NS else ("1D", "7D")
+                value = ("7D",) if step == wallclock.DAY_NS else ("1D", "7D")
         elif isinstance(value, str) or not isinstance(value, list | tuple):
             raise ValueError(
                 f"seasonal_lags must be 'auto' or a list of periods such as ('1D', '7D'), "
@@ -154,8 +154,8 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
     def _horizon_steps(self) -> int:
         if self.horizon is not None:
             return steps_up(self.horizon, self.freq_, "horizon")
-        step = W.fixed_step(self.freq_)
-        return 1 if step is None or step > W.DAY_NS else 2 * W.DAY_NS // step
+        step = wallclock.fixed_step(self.freq_)
+        return 1 if step is None or step > wallclock.DAY_NS else 2 * wallclock.DAY_NS // step
 
     def _need(self) -> int:
         """Grid steps of history behind each forecast: the longest lag or period."""
@@ -164,8 +164,8 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
 
     def _margin(self) -> int:
         """Extra rows so that a tail spanning a clock change still covers ``_need`` steps."""
-        step = W.fixed_step(self.freq_)
-        if self.tz_ is None or step is None or step >= W.DAY_NS:
+        step = wallclock.fixed_step(self.freq_)
+        if self.tz_ is None or step is None or step >= wallclock.DAY_NS:
             return 0
         return -(-_HOUR_NS // step)
 
@@ -188,18 +188,18 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
         out = []
         for s in series:
             n = len(s.y)
-            grid = W.series_grid(s.y, s.index, self.timezone, self.freq_)
+            grid = wallclock.series_grid(s.y, s.index, self.timezone, self.freq_)
             pos = np.zeros(0, dtype=np.int64)
             times = grid.times
             if horizon:
-                pos, new_times = W.target_positions(
+                pos, new_times = wallclock.target_positions(
                     grid, s.index[-1], self.freq_, horizon, self.timezone
                 )
                 times = np.concatenate([grid.times, new_times])
             covs = None
             if s.future is not None:
                 rows = s.future[: n + horizon]
-                covs = W.rows_to_grid(rows, np.concatenate([grid.row_pos, pos]), len(times))
+                covs = wallclock.rows_to_grid(rows, np.concatenate([grid.row_pos, pos]), len(times))
             out.append({"key": s.key, "grid": grid, "pos": pos, "times": times, "covs": covs})
         return out
 
@@ -207,11 +207,12 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
         """Known-in-advance regressors and seasonal-source holiday regressors per grid."""
         if not self.calendar:
             return [g["covs"] for g in grids], [None] * len(grids)
-        days = [D.position_days(g["times"]) for g in grids]
+        days = [direct.position_days(g["times"]) for g in grids]
         unique = np.unique(np.concatenate(days))
-        table = D.day_table(unique, self.country)  # (n_days, K)
-        n_hol = D.n_holiday_columns(self.country)
-        known, source = [], []
+        table = direct.day_table(unique, self.country)  # (n_days, K)
+        n_hol = direct.n_holiday_columns(self.country)
+        known = []
+        source = []
         for g, d in zip(grids, days, strict=True):
             per_pos = table[np.searchsorted(unique, d)]
             known.append(per_pos if g["covs"] is None else np.hstack([g["covs"], per_pos]))
@@ -228,10 +229,12 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
         alpha = self.alpha
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or alpha < 0:
             raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
-        lags, seasonal, horizon = self._lag_steps(), self._seasonal_steps(), self._horizon_steps()
+        lags = self._lag_steps()
+        seasonal = self._seasonal_steps()
+        horizon = self._horizon_steps()
         need = self._need()
-        step = W.fixed_step(self.freq_)
-        n_phases = W.steps_per_day(step) if self.by_time_of_day else 1
+        step = wallclock.fixed_step(self.freq_)
+        n_phases = wallclock.steps_per_day(step) if self.by_time_of_day else 1
         grids = self._grids(series, 0)
         lengths = [len(g["grid"].values) for g in grids]
         if max(lengths) <= need:
@@ -249,17 +252,18 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
         known, source = self._known(grids)
         fitted = min(horizon, max(lengths) - need)
         n_channels = len(self.columns_)
-        coef, intercept = None, None
+        coef = None
+        intercept = None
         for c in range(n_channels):
             for j in range(1, fitted + 1):
                 xtx = xty = None
                 rows = self._lead_rows(c, j, grids, known, source, lags, seasonal)
                 for grid, origins, x, y in rows:
-                    first = int(W.phase_of(grid.times[origins[:1]], step, n_phases)[0])
-                    parts = D.gram_by_phase(x, y, first, n_phases)
+                    first = int(wallclock.phase_of(grid.times[origins[:1]], step, n_phases)[0])
+                    parts = direct.gram_by_phase(x, y, first, n_phases)
                     xtx = parts[0] if xtx is None else xtx + parts[0]
                     xty = parts[1] if xty is None else xty + parts[1]
-                beta, b0 = D.solve_pooled_then_phase(xtx, xty, float(alpha))
+                beta, b0 = direct.solve_pooled_then_phase(xtx, xty, float(alpha))
                 if coef is None:
                     coef = np.zeros((n_channels, n_phases, fitted, beta.shape[1]))
                     intercept = np.zeros((n_channels, n_phases, fitted))
@@ -299,7 +303,7 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
             if not len(origins):
                 continue
             values = grid.values[:, c]
-            x = D.regressors(values, origins, np.full(len(origins), j), lags, seasonal, kn, so)
+            x = direct.regressors(values, origins, np.full(len(origins), j), lags, seasonal, kn, so)
             yield grid, origins, x, values[origins + j]
 
     def _fit_after_ridge(
@@ -318,7 +322,7 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
             tails.append(SeriesArrays(s.key, s.y[start:], s.index[start:], None, fut))
         grids = self._grids(tails, horizon)
         known, source = self._known(grids)
-        step = W.fixed_step(self.freq_)
+        step = wallclock.fixed_step(self.freq_)
         out = np.empty((len(series), horizon, len(self.columns_)))
         for i, (g, kn, so) in enumerate(zip(grids, known, source, strict=True)):
             out[i] = self._roll(g, kn, so, step)
@@ -340,7 +344,8 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
         origin = grid.origin
         if origin + 1 < self._need():
             raise ValueError(
-                f"{V._where(g['key'])}history covers {origin + 1} local wall-clock steps, fewer "
+                f"{validation._where(g['key'])}history covers {origin + 1} local wall-clock steps, "
+                "fewer "
                 f"than the {self._need()} LinearLagForecaster needs"
             )
         n_new = max(int(pos.max()) - origin, 0)
@@ -349,10 +354,10 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
         while done < n_new:
             o = origin + done
             leads = np.arange(1, min(self.horizon_, n_new - done) + 1)
-            phase = int(W.phase_of(g["times"][o : o + 1], step, self.n_phases_)[0])
+            phase = int(wallclock.phase_of(g["times"][o : o + 1], step, self.n_phases_)[0])
             block = np.empty((len(leads), values.shape[1]))
             for c in range(values.shape[1]):
-                x = D.regressors(
+                x = direct.regressors(
                     values[:, c],
                     np.full(len(leads), o),
                     leads,

@@ -10,8 +10,8 @@ import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.frames import validation as V
-from forecast.models.baselines import _wallclock as W
+from forecast.frames import validation
+from forecast.models.baselines import _wallclock as wallclock
 from forecast.models.baselines._math import naive_forecast, seasonal_naive_forecast, to_steps
 from forecast.models.baselines._options import InputOptions
 from forecast.models.declare import declare_params, param
@@ -133,8 +133,8 @@ class SeasonalNaive(InputOptions, BaseForecaster):
 
     def _margin(self) -> int:
         """Extra rows: a tz-aware week can hold one elapsed hour more than 7 x 24 hours."""
-        step = W.fixed_step(self.freq_)
-        if not self._wall_clock() or step is None or step >= W.DAY_NS:
+        step = wallclock.fixed_step(self.freq_)
+        if not self._wall_clock() or step is None or step >= wallclock.DAY_NS:
             return 0
         return -(-3_600 * 10**9 // step)
 
@@ -152,24 +152,26 @@ class SeasonalNaive(InputOptions, BaseForecaster):
     def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         steps, n = self._needed()
         for s in series:
-            V.check_length(len(s.y), steps * n, s.key, f"{n} season(s) of {steps} steps")
+            validation.check_length(len(s.y), steps * n, s.key, f"{n} season(s) of {steps} steps")
         self.season_steps_ = steps
         self.wall_clock_ = bool(self._wall_clock())
 
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
-        steps, n = self.season_steps_, int(self.n_seasons)
+        steps = self.season_steps_
+        n = int(self.n_seasons)
         if not self.wall_clock_:
             return np.stack([seasonal_naive_forecast(s.y, horizon, steps, n) for s in series])
         keep = self._keep_history()
         out = []
         for s in series:
-            grid = W.series_grid(s.y[-keep:], s.index[-keep:], self.timezone, self.freq_)
-            pos, _ = W.target_positions(grid, s.index[-1], self.freq_, horizon, self.timezone)
-            latest = W.latest_same_phase(pos, grid.origin, steps)  # (H,)
+            grid = wallclock.series_grid(s.y[-keep:], s.index[-keep:], self.timezone, self.freq_)
+            last = s.index[-1]
+            pos, _ = wallclock.target_positions(grid, last, self.freq_, horizon, self.timezone)
+            latest = wallclock.latest_same_phase(pos, grid.origin, steps)  # (H,)
             sources = latest[None, :] - steps * np.arange(n)[:, None]  # (K, H)
             if sources.min() < 0:
                 raise ValueError(
-                    f"{V._where(s.key)}history ending {s.index[-1]} covers "
+                    f"{validation._where(s.key)}history ending {s.index[-1]} covers "
                     f"{grid.origin + 1} local wall-clock steps; {n} season(s) of {steps} "
                     "steps are needed"
                 )

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from forecast.models.baselines import _statsmodels as S
+from forecast.models.baselines import _statsmodels as engines
 from forecast.models.baselines._math import season_steps, to_steps
 from forecast.models.baselines._options import CovariateOptions, InputOptions
 from forecast.models.baselines._per_series import StatsBaseline, int_tuple
@@ -100,10 +100,10 @@ class ETSForecaster(InputOptions, StatsBaseline):
         }
 
     def _spec_min_history(self, spec: dict[str, Any]) -> int:
-        return S.ets_min_history(spec)
+        return engines.ets_min_history(spec)
 
     def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
-        return S.ets_fit(y, spec)
+        return engines.ets_fit(y, spec)
 
     def _forecast_one(
         self,
@@ -114,7 +114,7 @@ class ETSForecaster(InputOptions, StatsBaseline):
         params: Any,
         horizon: int,
     ) -> np.ndarray:
-        return S.ets_forecast(y, spec, params, horizon)
+        return engines.ets_forecast(y, spec, params, horizon)
 
 
 @declare_params()
@@ -189,10 +189,10 @@ class SARIMAXForecaster(CovariateOptions, StatsBaseline):
         }
 
     def _spec_min_history(self, spec: dict[str, Any]) -> int:
-        return S.sarimax_min_history(spec)
+        return engines.sarimax_min_history(spec)
 
     def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
-        return S.sarimax_fit(y, exog, spec)
+        return engines.sarimax_fit(y, exog, spec)
 
     def _forecast_one(
         self,
@@ -203,7 +203,7 @@ class SARIMAXForecaster(CovariateOptions, StatsBaseline):
         params: Any,
         horizon: int,
     ) -> np.ndarray:
-        return S.sarimax_forecast(y, exog, exog_future, spec, params, horizon)
+        return engines.sarimax_forecast(y, exog, exog_future, spec, params, horizon)
 
 
 @declare_params()
@@ -283,10 +283,10 @@ class MSTLForecaster(InputOptions, StatsBaseline):
         }
 
     def _spec_min_history(self, spec: dict[str, Any]) -> int:
-        return max(S.mstl_min_history(spec), 10)
+        return max(engines.mstl_min_history(spec), 10)
 
     def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
-        return S.mstl_fit(y, spec)
+        return engines.mstl_fit(y, spec)
 
     def _forecast_one(
         self,
@@ -297,4 +297,4 @@ class MSTLForecaster(InputOptions, StatsBaseline):
         params: Any,
         horizon: int,
     ) -> np.ndarray:
-        return S.mstl_forecast(y, spec, params, horizon)
+        return engines.mstl_forecast(y, spec, params, horizon)
