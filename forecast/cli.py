@@ -279,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
     predict.set_defaults(func=_cmd_predict)
 
-    bt = _command_parser(
+    backtest = _command_parser(
         sub,
         "backtest",
         "rolling-origin backtest of one model on a file",
@@ -290,20 +290,22 @@ def build_parser() -> argparse.ArgumentParser:
             "      --horizon 24 --output backtest.csv",
         ],
     )
-    bt.add_argument("--model", required=True, help="model name, e.g. lstm, seasonal-naive")
-    bt.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
-    bt.add_argument("--time-column", default=None, help="time column (default: detected)")
-    bt.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
-    _add_param_argument(bt)
-    bt.add_argument("--protocol", default=None, help="e.g. day-ahead")
-    bt.add_argument("--start", default=None, help="first day of the test period")
-    bt.add_argument("--end", default=None, help="last day of the test period")
-    bt.add_argument("--horizon", type=int, default=None, help="steps per forecast")
-    bt.add_argument("--origins", default=None, help="e.g. 12:00 (daily) or 7D")
-    bt.add_argument("--target", default=None, help="target column (others are covariates)")
-    bt.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
-    bt.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
-    bt.set_defaults(func=_cmd_backtest)
+    backtest.add_argument("--model", required=True, help="model name, e.g. lstm, seasonal-naive")
+    backtest.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
+    backtest.add_argument("--time-column", default=None, help="time column (default: detected)")
+    backtest.add_argument(
+        "--columns", nargs="+", default=None, help="columns to use (default: all)"
+    )
+    _add_param_argument(backtest)
+    backtest.add_argument("--protocol", default=None, help="e.g. day-ahead")
+    backtest.add_argument("--start", default=None, help="first day of the test period")
+    backtest.add_argument("--end", default=None, help="last day of the test period")
+    backtest.add_argument("--horizon", type=int, default=None, help="steps per forecast")
+    backtest.add_argument("--origins", default=None, help="e.g. 12:00 (daily) or 7D")
+    backtest.add_argument("--target", default=None, help="target column (others are covariates)")
+    backtest.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
+    backtest.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
+    backtest.set_defaults(func=_cmd_backtest)
 
     run = _command_parser(
         sub,
