@@ -1,7 +1,8 @@
 """The ``forecast predict`` command's body: one forecast from a saved model folder.
 
-The model is a folder written by ``forecast fit`` (:func:`forecast.persistence.format.save`);
-the forecast starts after the training data, or after ``--data`` when given, and goes to a
+The model is a folder written by ``forecast fit`` (:func:`forecast.persistence.format.save`)
+or an ONNX export (``to_onnx``, which keeps no data: ``--data`` is then required); the
+forecast starts after the training data, or after ``--data`` when given, and goes to a
 CSV/Parquet file or, as CSV, to stdout. Scheduled forecasts with MLflow models and atomic
 output files are ``forecast batch`` (:mod:`forecast.batch`).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 import pandas as pd
 
@@ -18,6 +20,7 @@ from forecast.batch.localtime import to_zone
 from forecast.batch.overlap import refuse_same_file
 from forecast.frames import validation as V
 from forecast.frames.io import csv_text, read_frame, write_frame
+from forecast.onnx.metadata import is_export_folder
 
 __all__ = ["predict_command"]
 
@@ -37,7 +40,13 @@ def predict_command(args: argparse.Namespace) -> int:
     """
     if args.data and args.output:  # before the model loads: outputs never destroy inputs
         refuse_same_file(args.output, args.data, "--output", "--data")
-    estimator = BaseForecaster.load(args.model, device=args.device)
+    if is_export_folder(args.model):  # an ONNX export forecasts without torch (--data needed)
+        # the runtime needs the extra forecast[onnx]; a saved torch model never imports it
+        from forecast.onnx.runtime import OnnxForecaster
+
+        estimator: Any = OnnxForecaster.load(args.model)
+    else:
+        estimator = BaseForecaster.load(args.model, device=args.device)
     history = None
     if args.data:
         history = read_frame(args.data, args.time_column, timezone=args.timezone)

@@ -100,14 +100,17 @@ def _dims(value: Any) -> list[int | None]:
     return [d.dim_value if d.HasField("dim_value") else None for d in shape.dim]
 
 
+def _shape(dims: list[int | None]) -> str:
+    return "(" + ", ".join("any" if d is None else str(d) for d in dims) + ")"
+
+
 def _check_shape(value: Any, want: list[int | None], where: Path) -> None:
     got = _dims(value)
     if len(got) != len(want) or any(g is not None and w is not None and g != w
                                     for g, w in zip(got, want, strict=False)):  # fmt: skip
-        shown = ["batch" if w is None else w for w in want]
         raise OnnxFormatError(
-            f"{where}: the graph's {value.name!r} has the shape {got}, the export's state "
-            f"gives {shown}"
+            f"{where}: the graph's {value.name!r} has the shape {_shape(got)}, the export's "
+            f"state gives {_shape(want)}"
         )
 
 

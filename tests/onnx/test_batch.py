@@ -60,3 +60,20 @@ def test_batch_nan_policy_override_reaches_the_export(tmp_path):
     )
     assert np.isfinite(pd.read_csv(tmp_path / "b.csv").iloc[:, 1]).all()
     assert not (tmp_path / "a.csv").exists()
+
+
+def test_forecast_predict_runs_an_export_like_the_saved_model(tmp_path):
+    from forecast.cli import main
+
+    data = make_series(n=160, tz="Europe/Berlin")
+    model = HopfieldForecaster(**TINY).fit(data)
+    model.save(tmp_path / "saved")
+    model.to_onnx(tmp_path / "export")
+    data.iloc[-40:].rename_axis("time").to_csv(tmp_path / "latest.csv")
+    for name in ("saved", "export"):
+        argv = ["predict", "--model", str(tmp_path / name), "--data", str(tmp_path / "latest.csv")]
+        assert main([*argv, "--horizon", "5", "--output", str(tmp_path / f"{name}.csv")]) == 0
+    want, got = (pd.read_csv(tmp_path / f"{name}.csv") for name in ("saved", "export"))
+    assert got.iloc[:, 0].tolist() == want.iloc[:, 0].tolist()
+    np.testing.assert_allclose(got["load"], want["load"], rtol=0, atol=1e-5)
+    assert main(["predict", "--model", str(tmp_path / "export"), "--horizon", "5"]) == 2

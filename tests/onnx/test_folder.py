@@ -146,7 +146,7 @@ def _tz(tree):
         (
             "params.json",
             lambda t: t.update(context_length=30),
-            r"'x' has the shape \[None, 24, 1\]",
+            r"'x' has the shape \(any, 24, 1\), the export's state gives \(any, 30, 1\)",
         ),
         ("params.json", lambda t: t.update(nan_policy="drop"), "nan_policy 'drop' is not known"),
         ("params.json", lambda t: t.update(calendar=True), "n_future_ is 0: 0 covariates"),
