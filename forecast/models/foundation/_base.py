@@ -23,7 +23,7 @@ import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames.quantiles import check_levels
-from forecast.models.foundation._weights import check_unchanged, weights_reference
+from forecast.models.foundation._weights import check_unchanged, pin_hub, weights_reference
 from forecast.training.device import resolve_device
 
 __all__ = ["FoundationForecaster", "levels_from_grid"]
@@ -136,6 +136,7 @@ class FoundationForecaster(BaseForecaster):
         reference = weights_reference(self.weights, self.revision, self._weights_file, name)
         self.device_ = resolve_device(self.device)
         model = self._read(reference)
+        reference = pin_hub(reference, self._weights_file)  # the hub commit that was read
         longest = int(self._model_context_length(model))
         if context is not None and context > longest:
             raise ValueError(
@@ -158,7 +159,7 @@ class FoundationForecaster(BaseForecaster):
         """Return the loaded model; after ``load`` or unpickling, read it from the reference."""
         model = getattr(self, "_model", None)
         if model is None:
-            check_unchanged(self.weights_reference_, type(self).__name__)
+            check_unchanged(self.weights_reference_, self._weights_file, type(self).__name__)
             self.device_ = resolve_device(self.device)
             model = self._model = self._read(self.weights_reference_)
         return model

@@ -2,10 +2,11 @@
 
 A fitted wrapper records a *reference* to its weights (:func:`weights_reference`), never the
 weights: for a local checkpoint its absolute path and the SHA-256 of the weight file, for
-the model hub the repository id and the revision asked for. A saved folder holds that
-reference; loading it later reads the weights from the same place, and a local file whose
-content changed since the fit is refused (:func:`check_unchanged`) rather than forecasting
-with other weights under the same name.
+the model hub the repository id, the revision asked for and, once loaded, the commit it
+resolved to and the SHA-256 of the cached file (:func:`pin_hub`). A saved folder holds that
+reference; loading it later reads the weights from the same place (the same hub commit),
+and a file whose content changed since the fit is refused (:func:`check_unchanged`) rather
+than forecasting with other weights under the same name.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["check_unchanged", "local_file", "weights_reference"]
+__all__ = ["check_unchanged", "hub_revision", "local_file", "pin_hub", "weights_reference"]
 
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")  # owner/name, as the model hub spells it
 _CHUNK = 1 << 20
@@ -71,9 +72,9 @@ def weights_reference(
     Returns
     -------
     dict
-        ``{"source": "local", "location": <absolute path>, "revision": None,
-        "sha256": <hex>}`` or ``{"source": "hub", "location": <id>, "revision": <revision or
-        None>, "sha256": None}``.
+        ``{"source": "local", "location": <absolute path>, "revision": None, "commit":
+        None, "sha256": <hex>}`` or ``{"source": "hub", "location": <id>, "revision":
+        <revision or None>, "commit": None, "sha256": None}`` (see :func:`pin_hub`).
 
     Raises
     ------
@@ -97,32 +98,85 @@ def weights_reference(
                 f"{owner}: revision={revision!r} applies to hub ids only; weights="
                 f"{str(weights)!r} is a local path"
             )
-        return {"source": "local", "location": str(path), "revision": None, "sha256": _sha256(path)}
+        digest = _sha256(path)
+        return {
+            "source": "local",
+            "location": str(path),
+            "revision": None,
+            "commit": None,
+            "sha256": digest,
+        }
     if not _HUB_ID.fullmatch(weights):
         raise ValueError(
             f"{owner}: weights={weights!r} is no existing local path and no hub id 'owner/name'"
         )
-    return {"source": "hub", "location": weights, "revision": revision, "sha256": None}
+    return {
+        "source": "hub",
+        "location": weights,
+        "revision": revision,
+        "commit": None,
+        "sha256": None,
+    }
 
 
-def check_unchanged(reference: dict[str, Any], owner: str) -> None:
-    """Raise if the local weight file of ``reference`` is gone or holds other weights.
+def pin_hub(reference: dict[str, Any], filename: str) -> dict[str, Any]:
+    """Add the commit and SHA-256 of the hub snapshot just loaded to a hub ``reference``.
+
+    The weight file is looked up in the local hub cache (where the model's package put it);
+    a reference that is not a hub id, or whose file is not in the cache, is returned as is.
+    """
+    if reference["source"] != "hub":
+        return reference
+    # huggingface_hub comes with both model packages of the extra forecast[foundation]
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(
+        reference["location"], filename, revision=hub_revision(reference)
+    )
+    if not isinstance(found, str):
+        return reference
+    path = Path(found)
+    return {**reference, "commit": path.parent.name, "sha256": _sha256(path)}
+
+
+def hub_revision(reference: dict[str, Any]) -> str | None:
+    """Return the revision to load a hub reference at: its pinned commit, else the one asked."""
+    revision = reference["commit"] or reference["revision"]
+    return None if revision is None else str(revision)
+
+
+def check_unchanged(reference: dict[str, Any], filename: str, owner: str) -> None:
+    """Raise if the weights of ``reference`` are gone or are not those ``fit`` read.
+
+    A local file is checked by its SHA-256; a hub reference by the SHA-256 of its commit's
+    file in the hub cache when it is there (otherwise loading fetches that commit).
 
     Raises
     ------
     FileNotFoundError
-        If the file is no longer there.
+        If a local weight file is no longer there.
     ValueError
-        If its SHA-256 differs from the one recorded by ``fit``.
+        If the SHA-256 differs from the one recorded by ``fit``.
     """
-    if reference["source"] != "local":
-        return
-    path = Path(reference["location"])
-    if not path.is_file():
-        raise FileNotFoundError(f"{owner}: the weights {path} recorded by fit are gone")
-    found = _sha256(path)
-    if found != reference["sha256"]:
+    if reference["source"] == "local":
+        path = Path(reference["location"])
+        if not path.is_file():
+            raise FileNotFoundError(f"{owner}: the weights {path} recorded by fit are gone")
+    else:
+        if reference["sha256"] is None:
+            return
+        # huggingface_hub comes with both model packages of the extra forecast[foundation]
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(
+            reference["location"], filename, revision=hub_revision(reference)
+        )
+        if not isinstance(found, str):
+            return
+        path = Path(found)
+    digest = _sha256(path)
+    if digest != reference["sha256"]:
         raise ValueError(
-            f"{owner}: the weights {path} changed since fit (SHA-256 {found[:12]}..., fit read "
+            f"{owner}: the weights {path} changed since fit (SHA-256 {digest[:12]}..., fit read "
             f"{reference['sha256'][:12]}...): refit on the new weights"
         )

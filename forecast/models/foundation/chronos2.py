@@ -9,6 +9,7 @@ import numpy as np
 
 from forecast.base import SeriesArrays
 from forecast.models.foundation._base import FoundationForecaster
+from forecast.models.foundation._weights import hub_revision
 
 __all__ = ["Chronos2Forecaster"]
 
@@ -76,8 +77,8 @@ class Chronos2Forecaster(FoundationForecaster):
     ----------
     weights_reference_ : dict
         Where the weights are: ``source`` (``"local"`` or ``"hub"``), ``location``,
-        ``revision`` and, for a local file, its ``sha256`` (checked when the weights are
-        read again after ``load``).
+        ``revision``, the hub ``commit`` that was read, and the ``sha256`` of the weight
+        file (checked when the weights are read again after ``load``).
     context_length_ : int
         Rows of history each forecast reads.
     model_context_length_ : int
@@ -141,7 +142,8 @@ class Chronos2Forecaster(FoundationForecaster):
             where = str(Path(reference["location"]).parent)
             pipeline = Chronos2Pipeline.from_pretrained(where)
         else:
-            revision = {"revision": reference["revision"]} if reference["revision"] else {}
+            pinned = hub_revision(reference)
+            revision = {"revision": pinned} if pinned else {}
             pipeline = Chronos2Pipeline.from_pretrained(reference["location"], **revision)
         pipeline.model.to(device)
         pipeline.model.eval()

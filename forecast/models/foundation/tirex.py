@@ -11,6 +11,7 @@ import torch
 
 from forecast.base import SeriesArrays
 from forecast.models.foundation._base import FoundationForecaster
+from forecast.models.foundation._weights import hub_revision
 
 __all__ = ["TiRexForecaster"]
 
@@ -107,7 +108,8 @@ class TiRexForecaster(FoundationForecaster):
             from tirex.models.tirex import TiRexZero  # the optional extra forecast[foundation]
         except ImportError as err:
             raise ImportError(_MISSING) from err
-        hub = {"revision": reference["revision"]} if reference["revision"] else {}
+        pinned = hub_revision(reference)
+        hub = {"revision": pinned} if pinned else {}
         with contextlib.redirect_stdout(io.StringIO()):  # it prints where it loads from
             model = TiRexZero.from_pretrained(
                 reference["location"], backend="torch", device=device, hf_kwargs=hub

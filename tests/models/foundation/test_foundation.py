@@ -173,6 +173,7 @@ def test_a_hub_id_is_a_reference_until_the_model_loads():
         "source": "hub",
         "location": "amazon/chronos-2",
         "revision": "abc123",
+        "commit": None,
         "sha256": None,
     }
 
@@ -236,3 +237,38 @@ def test_cuda_forecasts_match_the_cpu(df, family, request):
     assert on_gpu.device_ == "cuda"
     expected = on_cpu.predict(horizon=8, quantiles=True)
     pd.testing.assert_frame_equal(on_gpu.predict(horizon=8, quantiles=True), expected, rtol=1e-3)
+
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize("family", ["chronos", "tirex"])
+def test_a_hub_id_loads_from_the_hub_cache_and_pins_its_commit(
+    df, family, request, tmp_path, monkeypatch
+):
+    """A hub id read offline from a hub cache laid out as huggingface_hub lays it out."""
+    constants = pytest.importorskip("huggingface_hub.constants")
+    weights = request.getfixturevalue(f"{family}_weights")
+    repo, filename = {
+        "chronos": ("test-owner/tiny-chronos2", "model.safetensors"),
+        "tirex": ("test-owner/TiRex", "model.ckpt"),
+    }[family]
+    root = tmp_path / "hub" / ("models--" + repo.replace("/", "--"))
+    shutil.copytree(weights, root / "snapshots" / COMMIT)
+    (root / "refs").mkdir()
+    (root / "refs" / "main").write_text(COMMIT)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)  # never the network
+    cls = Chronos2Forecaster if family == "chronos" else TiRexForecaster
+    est = cls(weights=repo, device="cpu").fit(df[["load"]])
+    ref = est.weights_reference_
+    assert (ref["source"], ref["location"], ref["revision"]) == ("hub", repo, None)
+    assert ref["commit"] == COMMIT and len(ref["sha256"]) == 64
+    local = cls(weights=str(weights), device="cpu").fit(df[["load"]])
+    pd.testing.assert_frame_equal(est.predict(horizon=4), local.predict(horizon=4))
+    folder = est.save(tmp_path / "model")
+    pd.testing.assert_frame_equal(BaseForecaster.load(folder).predict(horizon=4), local.predict(4))
+    cached = root / "snapshots" / COMMIT / filename
+    cached.write_bytes(cached.read_bytes()[:-4] + b"\x01\x02\x03\x04")
+    with pytest.raises(ValueError, match="changed since fit"):
+        BaseForecaster.load(folder).predict(horizon=4)
