@@ -44,6 +44,7 @@ from forecast.frames.scaling import Scaling
 from forecast.frames.series import SeriesArrays
 from forecast.frames.vintages import TRAINED_ON_OBSERVED
 from forecast.persistence.methods import SavedFolderMethods
+from forecast.training.update import UpdateMethods
 
 if TYPE_CHECKING:
     # scikit-learn ships no type hints: seen through its untyped base, every estimator would
@@ -65,7 +66,7 @@ else:
 __all__ = ["BaseForecaster", "FrameLike", "SeriesArrays"]
 
 
-class BaseForecaster(SavedFolderMethods, ForecastPipeline, BaseEstimator):
+class BaseForecaster(UpdateMethods, SavedFolderMethods, ForecastPipeline, BaseEstimator):
     """Base class of every forecaster: validation, scaling, covariates and containers.
 
     Parameters read here when a subclass declares them (covariates, calendar, NaN policy)
@@ -159,6 +160,7 @@ class BaseForecaster(SavedFolderMethods, ForecastPipeline, BaseEstimator):
         for callback in callbacks:
             callback.on_fit_start(self)
         self._fit_frames(X, prepared, callbacks)
+        self._start_lineage(X)  # lineage_, updated_through_, n_updates_
         for callback in callbacks:
             callback.on_fit_end(self)
         return self

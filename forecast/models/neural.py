@@ -5,7 +5,8 @@ parameters it adds as :func:`forecast.models.declare.param` fields (the shared o
 those of :class:`forecast.models.neural_params.NeuralParams`) and implements one method,
 ``_build_encoder(input_size) -> nn.Module``. Windows, heads, training, roll-out, seeding,
 checkpoints and persistence live here and in the modules it calls (lengths and the
-validation split: :mod:`forecast.models.neural_lengths`).
+validation split: :mod:`forecast.models.neural_lengths`; ``update``:
+:mod:`forecast.models.neural_update`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from forecast.models.declare import declare_params
 from forecast.models.legacy import fill_0_1_0
 from forecast.models.neural_lengths import NeuralLengths
 from forecast.models.neural_params import NeuralParams
+from forecast.models.neural_update import ContinueTraining
 from forecast.models.onnx_export import OnnxExportMixin
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
@@ -62,7 +64,7 @@ _RESUMABLE = (
 
 
 @declare_params()
-class NeuralForecaster(NeuralParams, OnnxExportMixin, NeuralLengths):
+class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLengths):
     """Base of the neural forecasters: an encoder over context windows and a direct head.
 
     Every ``"auto"`` parameter is resolved once in ``fit``

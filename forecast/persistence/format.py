@@ -118,6 +118,26 @@ def _history_summary(estimator: Any) -> dict[str, Any] | None:
     }
 
 
+def _lineage_summary(estimator: Any) -> dict[str, Any]:
+    """``{"lineage": ...}``: the fit and updates the state has seen (none before lineage)."""
+    records = getattr(estimator, "lineage_", None)
+    if not isinstance(records, list):
+        return {}
+    through = getattr(estimator, "updated_through_", None)
+    keys = ("kind", "rule", "start", "end", "rows", "fingerprint")
+    return {
+        "lineage": {
+            "n_updates": int(getattr(estimator, "n_updates_", 0)),
+            "updated_through": (
+                {str(k): str(v) for k, v in through.items()}
+                if isinstance(through, dict)
+                else str(through)
+            ),
+            "records": [{k: r.get(k) for k in keys} for r in records],
+        }
+    }
+
+
 def save(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Save a fitted estimator to the folder ``path``.
 
@@ -194,6 +214,7 @@ def _folder_files(estimator: Any) -> tuple[dict[str, Any], bytes]:
         saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
         modules=sorted(modules),
         history=_history_summary(estimator),
+        **_lineage_summary(estimator),
         **({"estimator_params": estimator_params} if estimator_params else {}),
         **({"nested": pins} if pins else {}),
     )

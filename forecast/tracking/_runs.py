@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import platform
 import time
@@ -40,21 +41,54 @@ def estimator_tags(estimator: Any) -> dict[str, str]:
     """Tags naming the model and the software it ran on."""
     cls = type(estimator)
     device = getattr(estimator, "device_", None) or getattr(estimator, "device", None) or "cpu"
-    return {
-        "model_family": model_family(estimator),
-        "model_class": f"{cls.__module__}.{cls.__qualname__}",
-        "device": str(device),
-        "torch_version": torch.__version__,
-        "forecast_version": __version__,
-        "mlflow_version": mlflow.__version__,
-        "python_version": platform.python_version(),
-    } | _training_covariates(estimator)
+    return (
+        {
+            "model_family": model_family(estimator),
+            "model_class": f"{cls.__module__}.{cls.__qualname__}",
+            "device": str(device),
+            "torch_version": torch.__version__,
+            "forecast_version": __version__,
+            "mlflow_version": mlflow.__version__,
+            "python_version": platform.python_version(),
+        }
+        | _training_covariates(estimator)
+        | lineage_tags(estimator)
+    )
 
 
 def _training_covariates(estimator: Any) -> dict[str, str]:
     """Tag what a fitted model's future covariates were in training (vintages or observed)."""
     source = getattr(estimator, "training_covariates_", None)
     return {} if source is None else {"training_covariates": str(source)}
+
+
+def lineage_tags(estimator: Any) -> dict[str, str]:
+    """Tags of what a fitted model has seen: ``updated_through``, ``n_updates``, fingerprints.
+
+    ``data_fingerprints`` lists the fingerprint of the fit's data, then of each update's
+    (oldest first, comma-separated; truncated to MLflow's tag length). The whole lineage is
+    the run's ``lineage.json`` (:func:`log_lineage`) and the saved folder's manifest.
+    """
+    records = getattr(estimator, "lineage_", None)
+    if not isinstance(records, list) or not records:
+        return {}
+    through = estimator.updated_through_
+    if isinstance(through, dict):
+        through = max(through.values())
+    return {
+        "updated_through": str(through),
+        "n_updates": str(int(getattr(estimator, "n_updates_", 0))),
+        "data_fingerprints": ",".join(str(r.get("fingerprint", "")) for r in records),
+    }
+
+
+def log_lineage(client: MlflowClient, run_id: str, estimator: Any) -> None:
+    """Tag the run with the model's lineage and log it whole as ``lineage.json``."""
+    records = getattr(estimator, "lineage_", None)
+    if not isinstance(records, list) or not records:
+        return
+    log_tags(client, run_id, lineage_tags(estimator))
+    client.log_text(run_id, json.dumps(records, indent=1), "lineage.json")
 
 
 def _text(value: Any, limit: int) -> str:

@@ -158,6 +158,7 @@ class MLflowCallback(Callback):
         device = getattr(estimator, "device_", None)
         if device is not None:
             _runs.log_tags(self._client, self.run_id, {"device": str(device)})
+        _runs.log_lineage(self._client, self.run_id, estimator)
         if self.log_model or self.registered_model_name:
             self.model_info = log_model(
                 estimator,

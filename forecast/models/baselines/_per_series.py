@@ -47,6 +47,7 @@ class StatsBaseline(BaseForecaster):
     """Per-series, per-channel statsmodels model: subclasses supply the spec and two engines."""
 
     _scale_targets = False
+    _update_rule = "extend"  # update: the fitted state stays, new rows extend the history kept
 
     # -------------------------------------------------------------- engine
     def _spec(self) -> dict[str, Any]:

@@ -69,6 +69,7 @@ class ExternalForecast(InputOptions, BaseForecaster):
     """
 
     _scale_targets = False
+    _update_rule = "extend"  # update: the fitted state stays, new rows extend the history kept
 
     column: str | Sequence[str] = param(
         default="forecast",

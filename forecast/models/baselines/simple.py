@@ -39,6 +39,7 @@ class Naive(InputOptions, BaseForecaster):
     """
 
     _scale_targets = False
+    _update_rule = "extend"  # update: the fitted state stays, new rows extend the history kept
 
     def _keep_history(self) -> int:
         return 1
@@ -97,6 +98,7 @@ class SeasonalNaive(InputOptions, BaseForecaster):
     """
 
     _scale_targets = False
+    _update_rule = "extend"  # update: the fitted state stays, new rows extend the history kept
 
     season: int | str = param(
         default="7D",

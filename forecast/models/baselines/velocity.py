@@ -47,6 +47,7 @@ class ConstantVelocity(InputOptions, BaseForecaster):
     """
 
     _scale_targets = False
+    _update_rule = "extend"  # update: the fitted state stays, new rows extend the history kept
 
     window: int = param(
         default=1,
