@@ -4,8 +4,9 @@ The new rows, with the kept context (``train_tail_``: the last ``context_length`
 in front, are scaled by the fitted scalers (never refitted, so the network reads the same
 units) and cut into windows as in ``fit`` (the same ``train_origins_``, validation tail and
 loss); every training target lies in the new rows. ``forecast.training.loop.train`` then
-runs on the current weights with an optimizer rebuilt at the fitted ``learning_rate`` (its
-moments start from zero, a learning-rate schedule starts over), for ``epochs`` epochs
+runs on the current weights with an optimizer rebuilt at the fitted ``learning_rate`` or the
+update's own (its moments start from zero, a learning-rate schedule starts over), for ``epochs``
+epochs
 (default ``max_epochs``), stopping early when the validation tail stops improving, and keeps
 the best weights. Each update draws its data order from ``seed_`` and the update's number,
 so the same updates on the same data give the same weights.
@@ -43,14 +44,16 @@ class ContinueTraining:
         new: dict[Any, pd.DataFrame],
         notes: dict[Any, dict[str, Any]],
         history: Any,
-        epochs: int | None,
-        patience: int | None,
+        training: dict[str, Any],
         callbacks: list[Any] | None,
     ) -> dict[str, Any]:
         """Train on the new rows from the current weights; return the record's extras."""
         est: Any = self  # the estimator this mixin is part of
+        epochs, rate = training.get("epochs"), training.get("learning_rate")
         if epochs is not None and (isinstance(epochs, bool) or int(epochs) != epochs or epochs < 1):
             raise ValueError(f"epochs must be a positive int, got {epochs!r}")
+        if rate is not None and (isinstance(rate, bool) or not float(rate) > 0):
+            raise ValueError(f"learning_rate must be a positive number, got {rate!r}")
         frames = {}
         for key, rows in new.items():
             if key not in est.train_tail_:
@@ -65,7 +68,7 @@ class ContinueTraining:
                 f"{est.context_length} context and {est.head_horizon_} target steps before the "
                 "validation tail"
             )
-        config = self._update_config(epochs, patience)
+        config = self._update_config(epochs, training.get("early_stopping_patience"), rate)
         module = est.module_
         members = module.members if isinstance(module, EnsembleNet) else [module]
         est.device_ = device = resolve_device(est.device)
@@ -93,6 +96,7 @@ class ContinueTraining:
         }
         history = results[0].history
         extra: dict[str, Any] = {"epochs": results[0].n_epochs, "best_epoch": results[0].best_epoch}
+        extra["learning_rate"] = float(config.learning_rate)
         for name in ("train_loss", "val_loss"):
             if history.get(name):
                 extra[name] = float(history[name][results[0].best_epoch])
@@ -113,7 +117,9 @@ class ContinueTraining:
             origins=origin_masks(est.train_origins_, series, est.freq_, est.timezone),
         )
 
-    def _update_config(self, epochs: int | None, patience: int | None) -> TrainConfig:
+    def _update_config(
+        self, epochs: int | None, patience: int | None, rate: float | None
+    ) -> TrainConfig:
         """Return the fit's training settings, with the update's epochs and patience."""
         est: Any = self
         steps = floats(est.change_scale_)
@@ -139,4 +145,6 @@ class ContinueTraining:
             config = replace(config, max_epochs=int(epochs))
         if patience is not None:
             config = replace(config, early_stopping_patience=int(patience))
+        if rate is not None:
+            config = replace(config, learning_rate=float(rate))
         return config

@@ -88,6 +88,7 @@ class UpdateMethods:
         history: Any = None,
         epochs: int | None = None,
         early_stopping_patience: int | None = None,
+        learning_rate: float | None = None,
         on_overlap: str = "raise",
         on_gap: str = "raise",
         callbacks: list[Any] | None = None,
@@ -115,6 +116,11 @@ class UpdateMethods:
             Neural estimators: stop when the validation tail of the new rows (the estimator's
             ``validation_size`` / ``validation_fraction``) stops improving for this many
             epochs (default: the estimator's own).
+        learning_rate : float, optional
+            Neural estimators: the rate of the rebuilt optimizer (default: the fitted
+            ``learning_rate``). A fresh Adam moves every weight by about the rate in its first
+            steps, so a few steps on a week of rows move the network far at the fitting rate;
+            a lower rate keeps it near what it learnt.
         on_overlap : {"raise", "drop", "replace"}, default="raise"
             Rows at or before ``updated_through_``: refuse them, ignore them, or learn them
             again (revised actuals replace those seen).
@@ -141,10 +147,15 @@ class UpdateMethods:
         check_choice("on_overlap", on_overlap, ON_OVERLAP)
         check_choice("on_gap", on_gap, ON_GAP)
         name, rule = type(self).__name__, self._update_rule
-        if rule != "continue" and (epochs is not None or early_stopping_patience is not None):
+        training = {
+            "epochs": epochs,
+            "early_stopping_patience": early_stopping_patience,
+            "learning_rate": learning_rate,
+        }
+        given = [k for k, v in training.items() if v is not None]
+        if rule != "continue" and given:
             raise ValueError(
-                f"epochs and early_stopping_patience apply to neural estimators; {name} "
-                f"updates by rule {rule!r}"
+                f"{', '.join(given)} apply to neural estimators; {name} updates by rule {rule!r}"
             )
         if rule != "refit" and history is not None:
             raise ValueError(
@@ -166,7 +177,7 @@ class UpdateMethods:
         callbacks = list(callbacks or [])
         for callback in callbacks:  # the protocol of fit: an MLflow callback opens a run
             callback.on_fit_start(self)
-        extra = self._update_frames(new, notes, history, epochs, early_stopping_patience, callbacks)
+        extra = self._update_frames(new, notes, history, training, callbacks)
         merged = {k: v for n in notes.values() for k, v in n.items()}
         lineage = list(getattr(self, "lineage_", []))
         self.lineage_ = [*lineage, record("update", rule, X, new, **merged, **extra)]
@@ -206,11 +217,14 @@ class UpdateMethods:
         new: dict[Any, pd.DataFrame],
         notes: dict[Any, dict[str, Any]],
         history: Any,
-        epochs: int | None,
-        patience: int | None,
+        training: dict[str, Any],
         callbacks: list[Any] | None,
     ) -> dict[str, Any]:
-        """Learn the checked new rows; return the record's extras (subclasses override)."""
+        """Learn the checked new rows; return the record's extras (subclasses override).
+
+        ``training`` holds the neural options (``epochs``, ``early_stopping_patience``,
+        ``learning_rate``; None: the estimator's own).
+        """
         if self._update_rule == "extend":
             self._extend(new, notes)
             return {}

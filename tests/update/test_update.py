@@ -111,8 +111,10 @@ def test_another_target_and_options_of_other_rules_are_refused():
     other = df.iloc[100:120].rename(columns={"load": "price"})
     with pytest.raises(ValueError, match=r"lacks the target column\(s\) \['load'\]"):
         model.update(other)
-    with pytest.raises(ValueError, match="epochs and early_stopping_patience apply to neural"):
+    with pytest.raises(ValueError, match="epochs apply to neural estimators; Naive updates"):
         model.update(df.iloc[100:120], epochs=3)
+    with pytest.raises(ValueError, match="learning_rate apply to neural estimators"):
+        model.update(df.iloc[100:120], learning_rate=1e-4)
     with pytest.raises(ValueError, match="history= is for estimators that refit"):
         model.update(df.iloc[100:120], history=df.iloc[:100])
     with pytest.raises(ValueError, match="on_overlap must be one of"):
@@ -176,6 +178,10 @@ def test_neural_update_is_deterministic_and_refuses_short_data(seed):
         a.update(df.iloc[400:405], epochs=1)
     with pytest.raises(ValueError, match="epochs must be a positive int"):
         a.update(df.iloc[400:500], epochs=0)
+    with pytest.raises(ValueError, match="learning_rate must be a positive number"):
+        a.update(df.iloc[400:500], learning_rate=-1.0)
+    a.update(df.iloc[400:500], epochs=1, learning_rate=1e-4)
+    assert a.lineage_[-1]["learning_rate"] == pytest.approx(1e-4)
 
 
 # -------------------------------------------------------------------------- round trips
