@@ -154,6 +154,7 @@ DOCUMENTED = (
     "tracking",
     "batch",
     "parallel",
+    "attribution",
 )  # the sub-packages of docs/api/index.rst
 
 

@@ -55,10 +55,12 @@ def plot_lead_by_input(
     table = rows.pivot_table(
         index="lead", columns="input_step", values="contribution", aggfunc="sum", fill_value=0.0
     )
+    steps = np.arange(int(table.columns.min()), int(table.columns.max()) + 1)
+    table = table.reindex(columns=steps, fill_value=0.0)  # one column per step, read or not
     if ax is None:
         ax = _figure(7.0, 4.0)[1][0]
     limit = float(np.abs(table.to_numpy()).max()) or 1.0
-    steps, leads = table.columns.to_numpy(), table.index.to_numpy()
+    leads = table.index.to_numpy()
     image = ax.imshow(
         table.to_numpy(),
         aspect="auto",

@@ -188,7 +188,7 @@ def run_batch(
         Vintages of the future covariates (:mod:`forecast.batch.vintages`).
     explain : bool
         Attribute the forecast to its inputs (:func:`forecast.attribution.explain`) and log
-        the table as an artifact of the batch run (:mod:`forecast.batch.attributions`);
+        the table as an artifact of the batch run (``forecast.batch.attributions``);
         needs ``track``.
 
     Returns
