@@ -221,3 +221,34 @@ def test_the_plot_shows_lead_by_input_and_the_top_inputs():
     assert len(bars.patches) == 5
     with pytest.raises(ValueError, match="no forecast from origin"):
         plot_explanation(table, target="other")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"quantiles": (0.1, 0.5, 0.9)}, {"n_ensemble": 2}, {"strategy": "seq2seq"}],
+    ids=["quantile-head", "ensemble", "seq2seq"],
+)
+def test_quantile_ensemble_and_decoder_networks_explain_their_point_forecast(extra):
+    df = make_series(24 * 10)
+    model = GRUForecaster(**TINY_NEURAL, **extra).fit(df)
+    table = explain(model, df, horizon=6)
+    assert table.attrs["completeness_gap"] <= 1e-2 * _scale(table) + 1e-5
+    forecast = table.groupby("lead")["forecast"].first().to_numpy()
+    np.testing.assert_allclose(forecast, model.predict(6, df)["load"], rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [GRUForecaster(**TINY_NEURAL), LinearLagForecaster(horizon=6)],
+    ids=["gru", "linear"],
+)
+def test_each_channel_is_explained_on_its_own(model):
+    df = make_series(24 * 10, channels=2)
+    model.fit(df)
+    table = explain(model, df, horizon=6)
+    got = table.groupby(["lead", "target"])["forecast"].first().unstack()[["y0", "y1"]]
+    np.testing.assert_allclose(got.to_numpy(), model.predict(6, df).to_numpy(), rtol=1e-5)
+    assert table.attrs["completeness_gap"] <= 1e-2 * _scale(table) + 1e-5
+    if isinstance(model, LinearLagForecaster):  # a channel's own lags only
+        cross = table[(table["input_kind"] == "lag") & (table["input"] != table["target"])]
+        assert (cross["contribution"] == 0).all()
