@@ -7,6 +7,8 @@ column and timestamp at fault (the checks are those of :mod:`forecast.frames.val
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 
 from forecast.frames import validation as V
@@ -85,7 +87,10 @@ def conform(
     V.check_no_extra_columns(frame, targets, covariates, key, what)
     frame = frame[targets + covariates]
     V.check_numeric(frame, targets + covariates, key)
-    this_freq = V.infer_freq(index, key)
+    if freq is not None and len(index) < 3:  # too few stamps to show a frequency: the known
+        this_freq = cast(pd.DateOffset, freq)  # is checked; the length check names the rows needed
+    else:
+        this_freq = V.infer_freq(index, key)
     if freq is not None and this_freq != freq:
         raise ValueError(
             f"{V._where(key)}frequency {this_freq.freqstr} differs from {freq.freqstr} of the "

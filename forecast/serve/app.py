@@ -1,20 +1,20 @@
 """The service's routes (Starlette): ``POST /forecast``, ``GET /health``, ``GET /``.
 
-Every answer is JSON. A body that is not JSON or not a forecast request gets HTTP 400, a
-well-formed request the model refuses (too little history, an unknown column, a timestamp off
-the model's grid) HTTP 422, each as ``{"error": "<the toolkit's one-line message>"}``; a body
-over :data:`MAX_BODY_BYTES` gets 413, an unknown path 404, another method 405. Anything else
-is a 500 with one line, and its stack trace goes to the log. Each request is logged as one
-line: method, path, status and milliseconds (logger ``forecast.serve``).
+Every answer is JSON. The body is read under caps (:mod:`~forecast.serve.body`): one that
+is not JSON, breaks a cap on its shape or is not a forecast request gets HTTP 400, one over
+the byte cap 413, one sent as another content type 415; a well-formed request the model
+refuses (too little history, a column it lacks or does not know, a timestamp off the model's
+grid) gets 422; each as ``{"error": "<one line>"}``, at most :data:`MAX_MESSAGE` characters
+(a longer toolkit message keeps its head and tail). An unknown path gets 404, another method
+405. Anything else is a 500 with one line, and its stack trace goes to the log. Each request
+is logged as one line: method, path, status and milliseconds (logger ``forecast.serve``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -23,11 +23,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from forecast.serve.body import BodyLimits, read_body
 from forecast.serve.model import ServedModel
 from forecast.serve.payload import PayloadError
 from forecast.serve.responses import first_line
 
-MAX_BODY_BYTES = 64 << 20  # 64 MiB: years of hourly history of a few columns
+MAX_MESSAGE = 400  # characters of an error line: a message quotes the input, never echoes it
 LOGGER = logging.getLogger("forecast.serve")
 _TOOLKIT_ERRORS = (ValueError, TypeError, KeyError)
 
@@ -65,49 +66,37 @@ class RequestLog:
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSONResponse({"error": _cut(message)}, status_code=status)
 
 
-async def _read_json(request: Request) -> Any:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise HTTPException(413, f"the request body is {declared} bytes, over {MAX_BODY_BYTES}")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise HTTPException(413, f"the request body is over {MAX_BODY_BYTES} bytes")
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
-        raise PayloadError("the request body is empty: send a JSON object with 'history'")
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as err:
-        raise PayloadError(f"the request body is not UTF-8 text (byte {err.start})") from None
-    except json.JSONDecodeError as err:
-        raise PayloadError(
-            f"the request body is not JSON: {err.msg} at line {err.lineno} column {err.colno}"
-        ) from None
+def _cut(message: str) -> str:
+    """``message``, at most :data:`MAX_MESSAGE` characters: its head and tail around ``...``."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    tail = MAX_MESSAGE // 4
+    return f"{message[: MAX_MESSAGE - tail - 5]} ... {message[-tail:]}"
 
 
-def build_app(served: ServedModel) -> RequestLog:
+def build_app(served: ServedModel, limits: BodyLimits | None = None) -> RequestLog:
     """Build the ASGI app serving one loaded model.
 
     Parameters
     ----------
     served : ServedModel
         The loaded model (see :func:`forecast.serve.model.load_served`).
+    limits : BodyLimits, optional
+        Caps on request bodies (default: :class:`~forecast.serve.body.BodyLimits`).
 
     Returns
     -------
     RequestLog
         The Starlette app, wrapped in the request log.
     """
+    limits = BodyLimits() if limits is None else limits
 
     async def forecast(request: Request) -> JSONResponse:
         try:
-            body = await _read_json(request)
+            body = await read_body(request, limits)
             # a worker thread keeps /health answering during a forecast (asyncio's own pool:
             # Starlette's run_in_threadpool imports anyio's backend on first use, ~0.5 s)
             answer = await asyncio.get_running_loop().run_in_executor(None, served.forecast, body)
@@ -143,7 +132,9 @@ def build_app(served: ServedModel) -> RequestLog:
             message = f"no such path {request.url.path!r}; try POST /forecast or GET /health"
         elif err.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}"
-        return JSONResponse({"error": message}, status_code=err.status_code, headers=err.headers)
+        return JSONResponse(
+            {"error": _cut(message)}, status_code=err.status_code, headers=err.headers
+        )
 
     app = Starlette(
         routes=[

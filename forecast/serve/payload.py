@@ -19,14 +19,18 @@ targets, as in a pyfunc request). ``vintages``: instead of ``future``, rows with
 latest value issued at or before the last observed row (:mod:`forecast.frames.vintages`).
 
 A body that is not of this shape raises :class:`PayloadError` (a ``ValueError``) with one
-line naming the field; what the model refuses is raised later, by ``predict``.
+line naming the field, the row and the value; a request that does not fit the model (no row
+with one of its targets) raises a plain ``ValueError``; what else the model refuses is raised
+later, by ``predict`` (too little history says how many rows it needs).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps
@@ -41,6 +45,11 @@ FIELDS = ("history", "horizon", "quantiles", "future", "vintages")
 
 class PayloadError(ValueError):
     """The request body is not a forecast request; the message names the field."""
+
+
+def request_shape() -> str:
+    """Return what a request body is, for messages: ``a JSON object with history, ...``."""
+    return f"a JSON object with {', '.join(FIELDS)}"
 
 
 @dataclass
@@ -86,18 +95,16 @@ def parse_request(body: Any, estimator: Any) -> ForecastRequest:
         timestamp, a value that is not a number, or a bad ``horizon`` / ``quantiles``.
     """
     if not isinstance(body, dict):
-        raise PayloadError(
-            f"the request body must be a JSON object with {', '.join(FIELDS)}, got "
-            f"{_json_type(body)}"
-        )
+        raise PayloadError(f"the request body must be {request_shape()}, got {_json_type(body)}")
     unknown = [key for key in body if key not in FIELDS]
     if unknown:
         raise PayloadError(
-            f"unknown field {unknown[0]!r} in the request; expected {', '.join(FIELDS)}"
+            f"unknown field {_show(unknown[0])} in the request; expected {', '.join(FIELDS)}"
         )
     if "history" not in body:
         raise PayloadError("the request has no 'history' field (the rows to forecast from)")
     frame = rows_frame(body["history"], "history")
+    _check_model_columns(frame, estimator)
     if body.get("future") is not None:
         if not getattr(estimator, "future_covariates_", None):
             raise PayloadError(
@@ -115,6 +122,20 @@ def parse_request(body: Any, estimator: Any) -> ForecastRequest:
     return ForecastRequest(history, horizon, quantiles, future)
 
 
+def _check_model_columns(frame: pd.DataFrame, estimator: Any) -> None:
+    """Refuse history rows none of which has a target or past covariate of the model."""
+    targets = [str(c) for c in getattr(estimator, "columns_", ())]
+    past = [str(c) for c in getattr(estimator, "past_covariates_", ())]
+    missing = [c for c in targets + past if c not in frame.columns]
+    if missing:
+        kind = "target" if missing[0] in targets else "past covariate"
+        raise ValueError(  # the request does not fit this model: 422, not 400
+            f"field 'history': no row has the {kind} {missing[0]!r} (the model reads "
+            f"{', '.join(targets + past)}; found {_show(list(frame.columns), 120)}); GET /health "
+            "lists the columns"
+        )
+
+
 def _vintages(body: dict[str, Any], estimator: Any) -> pd.DataFrame:
     """Return the ``vintages`` field as a vintage frame (issue time, valid time, covariates)."""
     if not getattr(estimator, "future_covariates_", None):
@@ -129,10 +150,18 @@ def _vintages(body: dict[str, Any], estimator: Any) -> pd.DataFrame:
             f"field 'vintages' must be a list of rows, each with an {ISSUE_COLUMN!r} (when the "
             "values were issued) and a 'timestamp' (when they are valid)"
         )
+    bad = next((i for i, value in enumerate(issued) if not isinstance(value, str)), None)
+    if bad is not None:
+        raise PayloadError(
+            f"field 'vintages': {ISSUE_COLUMN!r} at row {bad} is {_json_type(issued[bad])}, "
+            "expected an ISO-8601 string such as '2023-03-25T06:00:00+01:00'"
+        )
+    try:  # read here only to name a malformed one; the vintage reader places them in time
+        parse_timestamps(pd.Series(issued), where=f"field 'vintages': {ISSUE_COLUMN!r}")
+    except ValueError as err:
+        raise PayloadError(str(err)) from None
     frame = rows_frame(rows, "vintages")
-    return frame.rename(columns={TIMESTAMP_COLUMN: VALID_COLUMN}).assign(
-        **{ISSUE_COLUMN: [str(value) for value in issued]}
-    )
+    return frame.rename(columns={TIMESTAMP_COLUMN: VALID_COLUMN}).assign(**{ISSUE_COLUMN: issued})
 
 
 def rows_frame(rows: Any, field: str) -> pd.DataFrame:
@@ -160,21 +189,23 @@ def rows_frame(rows: Any, field: str) -> pd.DataFrame:
                 f"field {field!r}: row {bad} is {_json_type(rows[bad])}, expected an object "
                 f'such as {{"{TIMESTAMP_COLUMN}": "2023-03-01T00:00:00+01:00", "load": 1.0}}'
             )
-        frame = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+        if not rows:
+            raise PayloadError(f"field {field!r} has no rows")
+        frame = pd.DataFrame.from_records(rows)
     elif isinstance(rows, dict):
         lengths = {k: len(v) if isinstance(v, list) else None for k, v in rows.items()}
         if any(n is None for n in lengths.values()) or len(set(lengths.values())) > 1:
             raise PayloadError(
                 f"field {field!r}: as an object it must map each field to a list, all of one "
-                f"length; got lengths {lengths}"
+                f"length; got lengths {_show(lengths, 120)}"
             )
         frame = pd.DataFrame(rows)
+        if frame.empty:
+            raise PayloadError(f"field {field!r} has no rows")
     else:
         raise PayloadError(
             f"field {field!r} must be a list of rows (objects), got {_json_type(rows)}"
         )
-    if frame.empty:
-        raise PayloadError(f"field {field!r} has no rows")
     if TIMESTAMP_COLUMN not in frame.columns:
         raise PayloadError(f"field {field!r}: the rows have no {TIMESTAMP_COLUMN!r} field")
     raw = frame[TIMESTAMP_COLUMN]
@@ -194,25 +225,59 @@ def rows_frame(rows: Any, field: str) -> pd.DataFrame:
         stamps = parse_timestamps(raw.astype(str), where=where)
     except ValueError as err:  # not ISO 8601, or offsets on some stamps only: malformed
         raise PayloadError(str(err)) from None
+    if stamps.hasnans:  # '' and 'NaT' parse as missing: a row needs its time
+        row = int(stamps.isna().argmax())
+        raise PayloadError(
+            f"{where} has a value that is not a timestamp: {_show(raw.iloc[row])} at row {row}"
+        )
     out: dict[Any, pd.Series] = {TIMESTAMP_COLUMN: pd.Series(stamps, index=frame.index)}
     for column in frame.columns:
         if column == TIMESTAMP_COLUMN:
             continue
         if column == V.ID_COLUMN:
-            out[column] = frame[column].astype(str)
+            out[column] = _ids(frame[column], f"field {field!r}: column {column!r}")
             continue
-        out[column] = _numbers(frame[column], f"field {field!r}: column {column!r}")
+        out[column] = _numbers(frame[column], f"field {field!r}: column {_show(column)}")
     return pd.DataFrame(out, index=frame.index)
 
 
 def _numbers(values: pd.Series, where: str) -> pd.Series:
-    """Return ``values`` as float64; null is NaN; anything but a number is refused."""
+    """Return ``values`` as float64; null is NaN; anything but a finite number is refused."""
     bad = [i for i, v in enumerate(values) if not (v is None or _is_number(v))]
     if bad:
         raise PayloadError(
-            f"{where} holds a value that is not a number at row {bad[0]}: {values.iloc[bad[0]]!r}"
+            f"{where} holds a value that is not a number at row {bad[0]}: "
+            f"{_show(values.iloc[bad[0]])}"
         )
-    return values.astype("float64")
+    try:
+        floats = values.astype("float64")
+    except OverflowError:  # an integer past float64's range
+        floats = pd.Series([_float(v) for v in values], index=values.index, dtype="float64")
+    huge = np.isinf(floats.to_numpy())
+    if huge.any():
+        row = int(huge.argmax())
+        raise PayloadError(
+            f"{where} holds a number too large for a float64 (over 1.8e308) at row {row}"
+        )
+    return floats
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _ids(values: pd.Series, where: str) -> pd.Series:
+    """Return series ids as text; each must be a string or a whole number."""
+    bad = [i for i, v in enumerate(values) if not isinstance(v, str | int) or isinstance(v, bool)]
+    if bad:
+        raise PayloadError(
+            f"{where} holds {_json_type(values.iloc[bad[0]])} at row {bad[0]}, expected a "
+            "series id (a string or a whole number)"
+        )
+    return values.astype(str)
 
 
 def _is_number(value: Any) -> bool:
@@ -231,9 +296,17 @@ def _horizon(value: Any, history: pd.DataFrame, estimator: Any) -> int:
         return day_ahead_steps(last, estimator.freq_)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise PayloadError(
-            f"field 'horizon' must be a whole number >= 1 or {DAY_AHEAD!r}, got {value!r}"
+            f"field 'horizon' must be a whole number >= 1 or {DAY_AHEAD!r}, got {_show(value)}"
         )
+    if value > V.MAX_HORIZON:
+        raise PayloadError(f"field 'horizon' is at most {V.MAX_HORIZON} steps, got {_show(value)}")
     return value
+
+
+def _show(value: Any, most: int = 60) -> str:
+    """``repr(value)``, cut to ``most`` characters: a message quotes, it does not echo."""
+    text = repr(value)
+    return text if len(text) <= most else f"{text[: most - 5]}...{text[-2:]}"
 
 
 def _json_type(value: Any) -> str:

@@ -52,20 +52,28 @@ class Server:
         self.stop()
         raise RuntimeError("forecast serve did not start:\n" + "\n".join(self.lines))
 
-    def call(self, method, path, body=None, raw=None):
+    def call(self, method, path, body=None, raw=None, content_type="application/json"):
         """Return ``(status, parsed JSON)`` of one request (``raw``: bytes sent as they are)."""
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
             self.url + path,
             data=data,
             method=method,
-            headers={"Content-Type": "application/json"},
+            headers={} if content_type is None else {"Content-Type": content_type},
         )
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as err:
             return err.code, json.loads(err.read())
+
+    def peak_rss_mib(self):
+        """The server process's peak resident memory so far, in MiB (Linux: VmHWM)."""
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        raise RuntimeError("no VmHWM line in /proc/PID/status")
 
     def stop(self):
         self.process.terminate()

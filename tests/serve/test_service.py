@@ -6,6 +6,8 @@ subprocess on 127.0.0.1 and called with urllib.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -194,6 +196,45 @@ BAD = {
         "2023-10-29 02:00:00",
     ),
     "gap in the history": ({"history": _rows()[:100] + _rows()[101:]}, 422, "2023-03-"),
+    "one row of history": (
+        {"history": _rows(1)},
+        422,
+        "too little history: 1 rows, but at least 168 are needed",
+    ),
+    "rows without the target": (
+        {"history": [{"timestamp": r["timestamp"]} for r in _rows()]},
+        422,
+        "field 'history': no row has the target 'load' (the model reads load; found ['timestamp'])",
+    ),
+    "rows with another column only": (
+        {"history": [{"timestamp": r["timestamp"], "lod": r["load"]} for r in _rows()]},
+        422,
+        "no row has the target 'load'",
+    ),
+    "empty history": ({"history": []}, 400, "field 'history' has no rows"),
+    "rows of empty objects": ({"history": [{}, {}]}, 400, "the rows have no 'timestamp' field"),
+    "empty timestamp": ({"history": _edit(4, timestamp="")}, 400, "not a timestamp: '' at row 4"),
+    "NaT timestamp": ({"history": _edit(4, timestamp="NaT")}, 400, "'NaT' at row 4"),
+    "number past float64": (
+        {"history": _edit(2, load=10**350)},
+        400,
+        "column 'load' holds a number too large for a float64 (over 1.8e308) at row 2",
+    ),
+    "horizon past the limit": (
+        {"history": _rows(), "horizon": 10**9},
+        400,
+        "field 'horizon' is at most 10000 steps, got 1000000000",
+    ),
+    "id not a series id": (
+        {"history": [dict(r, id={"a": 1}) for r in _rows()]},
+        400,
+        "column 'id' holds an object at row 0, expected a series id",
+    ),
+    "quantile out of (0, 1)": (
+        {"history": _rows(), "quantiles": [0.1, 1.5]},
+        400,
+        "field 'quantiles': quantiles levels must lie strictly between 0 and 1, got 1.5",
+    ),
 }
 
 
@@ -207,19 +248,70 @@ def test_bad_input_gets_4xx_and_one_line(served, case):
     assert message in answer["error"]
 
 
+def _text(body):
+    return json.dumps(body).encode()
+
+
+_GOOD = _text({"history": _rows()})
+
+
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
         (b'{"history": [', "not JSON: Expecting value at line 1 column 14"),
         (b"", "body is empty"),
         (b"[1, 2]", "must be a JSON object"),
-        (b"\xff\xfe", "not UTF-8"),
+        (b"\xff\xfe", "not UTF-8 text: byte 0 is b'\\xff' (invalid start byte)"),
+        (b'{"history": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nests deeper than 8 levels"),
+        (b'{"a": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_001, "nests deeper than 8 levels"),
+        (_GOOD.replace(b'"load": ', b'"load": NaN, "x": ', 1), "holds NaN, which is not JSON"),
+        (_GOOD.replace(b'"load": ', b'"load": -Infinity, "x": ', 1), "holds -Infinity"),
+        (_GOOD.replace(b'"load": ', b'"load": ' + b"7" * 5000 + b', "x": ', 1), "5,000 digits"),
+        (_GOOD[:-1] + b', "history": []}', "the key 'history' twice in one object"),
+        (_GOOD.replace(b'"load": ', b'"load": 1, "load": ', 1), "the key 'load' twice"),
+        (_GOOD.replace(b'"load"', b'"\\udc00"', 1), "lone UTF-16 surrogate"),
+        (
+            _GOOD.replace(b'"load"', b'"lo\xffad"', 1),
+            f"not UTF-8 text: byte {_GOOD.index(b'load') + 2} is b'\\xff' (invalid start byte)",
+        ),
     ],
 )
 def test_a_body_that_is_not_a_request_gets_400(served, raw, message):
     server, _ = served
     status, answer = server.call("POST", "/forecast", raw=raw)
-    assert status == 400 and message in answer["error"]
+    assert status == 400 and message in answer["error"], answer
+    assert "\n" not in answer["error"]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "status"),
+    [
+        ("application/json; charset=utf-8", 200),  # (none at all: urllib cannot send that)
+        ("text/plain", 415),
+        ("application/x-www-form-urlencoded", 415),  # what curl -d sends without -H
+        ("application/json; charset=latin-1", 415),
+    ],
+)
+def test_a_body_sent_as_another_type_gets_415(served, content_type, status):
+    server, _ = served
+    got, answer = server.call("POST", "/forecast", raw=_GOOD, content_type=content_type)
+    assert got == status, answer
+    if status == 415:
+        assert "application/json" in answer["error"] or "not UTF-8" in answer["error"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM from /proc")
+@pytest.mark.parametrize(
+    "head, tail", [(b"[", b"[]]"), (b'{"history": [', b"[]]}"), (b'{"history": [', b"{}]}")]
+)
+def test_a_60_mb_body_of_empty_lists_is_refused_without_parsing_it(served, head, tail):
+    server, _ = served
+    before = server.peak_rss_mib()
+    status, answer = server.call("POST", "/forecast", raw=head + b"[]," * 20_000_000 + tail)
+    grown = server.peak_rss_mib() - before
+    assert status == 400
+    assert "got a list" in answer["error"] or "more than 1,048,576 objects" in answer["error"]
+    assert grown < 200, f"peak memory grew by {grown:.0f} MiB"  # parsed, it took 1.5 GiB
 
 
 def test_unknown_paths_and_methods_answer_json(served):
