@@ -1,0 +1,82 @@
+"""The ``promote`` command: ``forecast promote NAME --champion-scores F --challenger-scores F``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from forecast.batch.files import BatchError, _first_line
+from forecast.batch.logs import LOGGER, batch_logging
+from forecast.batch.promote import promote
+
+__all__ = ["add_promote_parser"]
+
+_log = logging.getLogger(LOGGER)
+
+_EPILOG = """\
+The rule: over the issue dates both forecasts have scored (status 'scored' in both tables),
+at least --min-days of them, the challenger's mean MAPE must be below the champion's by more
+than --margin (0.02: 2 %). Then the champion alias moves to the challenger's version. Either
+way one INFO line says why, and the registered model's tag promotion_decision keeps it.
+
+exit codes:
+  0   decided (promoted or not: the log line says which)
+  1   failed (unknown model or alias, unreadable scores); nothing changed
+  2   usage error
+
+example:
+  {prog} power-load-de --champion-scores scores.csv --challenger-scores shadow-scores.csv \\
+      --min-days 28 --margin 0.02
+"""
+
+
+def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add the ``promote`` command to the ``forecast`` command's subparsers.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    ArgumentParser
+        The ``promote`` parser.
+    """
+    parser = subparsers.add_parser(
+        "promote",
+        help="promote a challenger whose live record wins",
+        description="Apply the promotion rule to the live scores of champion and challenger.",
+        epilog=_EPILOG.format(prog="forecast promote"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("name", help="registered model name")
+    add("--champion-scores", required=True, help="forecast score --output of the champion")
+    add("--challenger-scores", required=True, help="forecast score --output of the challenger")
+    add("--champion", default="champion", help="alias served (default: champion)")
+    add("--challenger", default="challenger", help="alias in shadow (default: challenger)")
+    add("--min-days", type=int, default=28, help="scored days in common at least (28)")
+    add("--margin", type=float, default=0.0, help="fraction of less error asked (0.0)")
+    add("--tracking-uri", default=None, help="MLflow store (default: $MLFLOW_TRACKING_URI)")
+    parser.set_defaults(func=_cmd_promote)
+    return parser
+
+
+def _cmd_promote(args: argparse.Namespace) -> int:
+    with batch_logging():
+        try:
+            promote(
+                args.name,
+                args.champion_scores,
+                args.challenger_scores,
+                champion=args.champion,
+                challenger=args.challenger,
+                min_days=args.min_days,
+                margin=args.margin,
+                tracking_uri=args.tracking_uri,
+            )
+        except (BatchError, ValueError) as err:
+            _log.error("%s", _first_line(err))
+            return 1
+    return 0
