@@ -2,7 +2,7 @@
 
 One row per forecast (per origin, and per series for several), scored by the code that
 scores a backtest (:func:`forecast.evaluation.scores.score_groups` over the tidy frame of
-:attr:`forecast.BacktestResult.forecasts`), so the same forecasts get the same figures live
+``forecast.BacktestResult.forecasts``), so the same forecasts get the same figures live
 and in a backtest. Values without an actual yet are *pending*: they count in ``n_pending``,
 never as zero error; a forecast with no actual yet has status ``pending`` and no metrics.
 
@@ -94,7 +94,7 @@ def forecast_scores(
     Parameters
     ----------
     forecasts : DataFrame
-        A backtest's :attr:`~forecast.BacktestResult.forecasts`, or stored forecasts joined
+        A backtest's ``BacktestResult.forecasts``, or stored forecasts joined
         with actuals by :func:`tidy_forecast`; ``y_true`` NaN marks a pending value.
     metrics : sequence of str or callable
         Names of :mod:`forecast.evaluation.metrics` or callables, as for ``backtest``.
