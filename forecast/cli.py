@@ -1,7 +1,7 @@
 """The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch.
 
 The parsers are here and import nothing heavy, so ``forecast --help`` and usage errors
-answer at once; ``data``, ``batch``, ``score`` and ``promote`` build theirs
+answer at once; ``data``, ``batch``, ``score``, ``update`` and ``promote`` build theirs
 (:mod:`forecast.datasets.commands`, :mod:`forecast.batch.cli`, :mod:`forecast.batch.score_cli`)
 only when named. It is longer than 400 lines: every command's parser is here, so that none
 imports its body to parse. Each command imports its body when it runs:
@@ -75,6 +75,12 @@ def _add_batch(sub: _Commands) -> None:
     from forecast.batch import add_batch_parser  # start-up: pandas, torch; only when named
 
     add_batch_parser(sub)
+
+
+def _add_update(sub: _Commands) -> None:
+    from forecast.batch.update_cli import add_update_parser  # start-up: only when named
+
+    add_update_parser(sub)
 
 
 def _add_promote(sub: _Commands) -> None:
@@ -350,6 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.declare("data", "list the dataset catalogue or download a dataset", _add_data)
     sub.declare("batch", "scheduled forecast from the latest data with a stored model", _add_batch)
     sub.declare("score", "score the stored batch forecasts against the actuals", _add_score)
+    sub.declare("update", "teach a saved model the rows it has not seen", _add_update)
     sub.declare("promote", "promote a challenger whose live record wins", _add_promote)
     sub.declare("serve", "serve forecasts of a stored model over HTTP", _add_serve)
     return parser

@@ -231,6 +231,7 @@ def test_top_level_help_lists_every_command_with_one_line(capsys, width80):
         "data",
         "batch",
         "score",
+        "update",
         "promote",
         "serve",
     ]

@@ -1,0 +1,100 @@
+"""The ``update`` command: ``forecast update --model FOLDER --input FILE --output FOLDER``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from forecast.batch.files import BatchError, _first_line
+from forecast.batch.logs import LOGGER, batch_logging
+from forecast.batch.update import UPDATE_EXPERIMENT, update_folder
+
+__all__ = ["add_update_parser"]
+
+_log = logging.getLogger(LOGGER)
+
+_EPILOG = """\
+The model learns the input's rows after its updated_through_ (neural: more epochs from its
+weights; naive, seasonal naive and the statsmodels baselines: their state extends; the
+others: a refit on all the input's rows). The folder written keeps the lineage (meta.json).
+
+exit codes:
+  0   model updated and saved      2   usage error
+  1   failed (no new rows, overlap or gap, bad input); nothing written
+
+examples:
+  {prog} --model models/week-1 --input data/latest.csv --output models/week-2 \\
+      --timezone Europe/Berlin --epochs 1 --learning-rate 2e-5 --no-track
+  {prog} --model models:/power-load-de@champion --input data/latest.parquet \\
+      --output models/updated --register power-load-de --alias challenger
+"""
+
+
+def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add the ``update`` command to the ``forecast`` command's subparsers.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    ArgumentParser
+        The ``update`` parser.
+    """
+    parser = subparsers.add_parser(
+        "update",
+        help="teach a saved model the rows it has not seen",
+        description="Update a saved model with the latest data's new rows and save it.",
+        epilog=_EPILOG.format(prog="forecast update"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("--model", required=True, help="saved model folder or models:/name@alias")
+    add("--input", required=True, help="latest data, CSV or Parquet (one series)")
+    add("--output", required=True, help="folder of the updated model (may be --model)")
+    add("--timezone", default=None, metavar="ZONE", help="read the input in this zone")
+    add("--time-column", default=None, help="time column of the input (default: detected)")
+    add("--epochs", type=int, default=None, help="neural: epochs of further training")
+    add("--learning-rate", type=float, default=None, help="neural: rate of the update")
+    add("--patience", type=int, default=None, help="neural: early-stopping patience")
+    add("--on-gap", choices=("raise", "restart"), default="raise", help="rows after a gap")
+    add("--tracking-uri", default=None, help="MLflow store (default: $MLFLOW_TRACKING_URI)")
+    add("--experiment", default=UPDATE_EXPERIMENT, help="experiment of update runs")
+    add("--no-track", action="store_true", help="do not log an MLflow run")
+    add("--register", default=None, metavar="NAME", help="register the update as a version")
+    add("--alias", default=None, help="alias pointed at the new version (with --register)")
+    parser.set_defaults(func=_cmd_update)
+    return parser
+
+
+def _cmd_update(args: argparse.Namespace) -> int:
+    with batch_logging():
+        try:
+            model = update_folder(
+                args.model,
+                args.input,
+                args.output,
+                time_column=args.time_column,
+                timezone=args.timezone,
+                epochs=args.epochs,
+                learning_rate=args.learning_rate,
+                early_stopping_patience=args.patience,
+                on_gap=args.on_gap,
+                track=not args.no_track,
+                tracking_uri=args.tracking_uri,
+                experiment=args.experiment,
+                register=args.register,
+                alias=args.alias,
+            )
+        except (BatchError, ValueError) as err:
+            _log.error("%s", _first_line(err))
+            return 1
+        record = model.lineage_[-1]
+        _log.info(
+            "updated %s through %s (%d rows, rule %s, update %d); saved to %s",
+            args.model, model.updated_through_, record["rows"], record["rule"],
+            model.n_updates_, args.output,
+        )  # fmt: skip
+    return 0
