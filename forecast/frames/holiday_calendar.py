@@ -83,7 +83,7 @@ def _holiday_days_of_year(code: str, subdiv: str | None, year: int) -> tuple[int
 
 
 def holiday_days(code: str, subdiv: str | None, first: int, last: int) -> np.ndarray:
-    """Public holidays of the years ``first .. last``, sorted, as days since 1970-01-01."""
+    """Public holidays of the years ``first`` to ``last``, sorted, as days since 1970-01-01."""
     years = range(first, last + 1)
     return np.array(
         sorted(d for y in years for d in _holiday_days_of_year(code, subdiv, y)), dtype=np.int64
@@ -115,7 +115,7 @@ def year_range(days: np.ndarray) -> tuple[int, int]:
 
 
 def christmas_days(first: int, last: int) -> np.ndarray:
-    """24 December to 1 January of the years ``first .. last``, as days since 1970-01-01."""
+    """24 December to 1 January of the years ``first`` to ``last``, as days since 1970-01-01."""
     dates = [dt.date(y, 12, d) for y in range(first, last + 1) for d in range(24, 32)]
     dates += [dt.date(y, 1, 1) for y in range(first, last + 1)]
     return np.sort((np.array(dates, dtype="datetime64[D]") - _EPOCH).astype(np.int64))
