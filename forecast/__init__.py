@@ -17,6 +17,7 @@ from forecast import _compat
 from forecast._version import __version__
 
 if TYPE_CHECKING:  # the lazy names, for type checkers (a test keeps them equal to _HOMES)
+    from forecast.attribution import explain
     from forecast.base import BaseForecaster
     from forecast.combine import EnsembleForecaster, blend_weights
     from forecast.evaluation.backtest import BacktestResult, backtest
@@ -52,6 +53,7 @@ if "torch" not in _sys.modules:  # OpenMP reads it once, when torch loads it
     _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 _HOMES = {  # public name -> module that defines it; imported on first use
+    "explain": "forecast.attribution",  # needs the extra forecast[explain] when called
     "BaseForecaster": "forecast.base",
     "EnsembleForecaster": "forecast.combine",
     "blend_weights": "forecast.combine",
@@ -131,6 +133,7 @@ __all__ = [
     "blend_weights",
     "calendar_features",
     "compare",
+    "explain",
     "load",
     "register_estimator",
     "set_threads",
