@@ -15,7 +15,7 @@ from forecast.attribution.linear import exact_applies, explain_linear
 from forecast.attribution.neural import explain_neural
 from forecast.attribution.shapley import explain_shapley
 from forecast.base import BaseForecaster
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.models.neural import NeuralForecaster
 
 METHODS = ("auto", "integrated_gradients", "exact", "shapley")
@@ -180,7 +180,7 @@ def explain(
     """
     check_is_fitted(model, "columns_")
     _check_array_path(model)
-    horizon = V.check_horizon(horizon)
+    horizon = validation.check_horizon(horizon)
     options = {
         "n_steps": _positive(n_steps, "n_steps"),
         "n_samples": _positive(n_samples, "n_samples"),

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.calendar import calendar_features
 from forecast.frames.cleaning import in_zone
 from forecast.frames.options import FrameOptions
@@ -116,7 +116,7 @@ def encode_one(
 
     Returns the arrays and the ``horizon`` forecast timestamps.
     """
-    raw, kind = V.split_series(history, "history")
+    raw, kind = validation.split_series(history, "history")
     if len(raw) != 1:
         raise ValueError(
             f"explain takes one series at a time; history holds {len(raw)} series: pass the "
@@ -126,14 +126,14 @@ def encode_one(
     covs = model.past_covariates_ + model.future_covariates_
     frame = in_zone(frame, model.tz_, key, "history")
     frame = model._clean(frame, key, model.columns_, covs, model.freq_, "history")[0]
-    V.check_length(len(frame), model._min_history(), key, "history needed by predict")
+    validation.check_length(len(frame), model._min_history(), key, "history needed by predict")
     frames = {key: frame}
     cols = model.future_covariates_
     fut = future_by_series(future, frames, kind, horizon, model.freq_, cols, model.tz_)
     arrays = model._to_arrays(frames, horizon, fut)[0]
     index = frame.index
     assert isinstance(index, pd.DatetimeIndex)  # checked by _clean
-    return arrays, V.future_index(index[-1], model.freq_, horizon)
+    return arrays, validation.future_index(index[-1], model.freq_, horizon)
 
 
 def tidy(

@@ -22,9 +22,8 @@ import pandas as pd
 
 from forecast.attribution import inputs as X
 from forecast.frames.series import SeriesArrays
-from forecast.models.baselines import LinearLagForecaster
+from forecast.models.baselines import LinearLagForecaster, _wallclock
 from forecast.models.baselines import _direct as D
-from forecast.models.baselines import _wallclock as W
 
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 #: Names of the day-level regressors (:func:`forecast.models.baselines._direct.day_table`).
@@ -86,8 +85,8 @@ def explain_linear(
     known, source = model._known([g])
     grid, pos = g["grid"], g["pos"]
     origin = grid.origin
-    step = W.fixed_step(model.freq_)
-    phase = int(W.phase_of(g["times"][origin : origin + 1], step, model.n_phases_)[0])
+    step = _wallclock.fixed_step(model.freq_)
+    phase = int(_wallclock.phase_of(g["times"][origin : origin + 1], step, model.n_phases_)[0])
     mean = np.zeros(len(columns)) if model.scaler_ is None else model.scaler_.mean_
     scale = np.ones(len(columns)) if model.scaler_ is None else model.scaler_.scale_
     keys: dict[tuple[str, str, int], int] = {}

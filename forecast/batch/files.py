@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.io import MixedOffsetsError, read_frame, write_table
 from forecast.frames.writes import WriteRefused
 
@@ -162,18 +162,18 @@ def select_history(
     future = list(getattr(estimator, "future_covariates_", None) or [])
     columns = list(estimator.columns_) + list(estimator.past_covariates_) + future
     try:
-        V.check_columns(frame, columns, None, "the file")
-        if V.ID_COLUMN in frame.columns:  # several series: each has its own timestamps
-            for key, part in frame.groupby(V.ID_COLUMN, sort=False):
-                V.check_index(part, key)
+        validation.check_columns(frame, columns, None, "the file")
+        if validation.ID_COLUMN in frame.columns:  # several series: each has its own timestamps
+            for key, part in frame.groupby(validation.ID_COLUMN, sort=False):
+                validation.check_index(part, key)
         else:
-            V.check_index(frame)
-        V.check_numeric(frame, columns)
+            validation.check_index(frame)
+        validation.check_numeric(frame, columns)
     except (ValueError, TypeError) as err:
         raise BatchError(_about_input(path, err)) from err
-    if V.ID_COLUMN in frame.columns:
-        columns = [V.ID_COLUMN, *columns]
-    return frame[columns].astype({c: "float64" for c in columns if c != V.ID_COLUMN})
+    if validation.ID_COLUMN in frame.columns:
+        columns = [validation.ID_COLUMN, *columns]
+    return frame[columns].astype({c: "float64" for c in columns if c != validation.ID_COLUMN})
 
 
 def _about_input(path: str | os.PathLike[str], err: BaseException) -> str:
@@ -216,7 +216,11 @@ def forecast_table(forecast: pd.DataFrame) -> pd.DataFrame:
     """Return the forecast as the written table: a ``timestamp`` column, no duplicates."""
     if isinstance(forecast.index, pd.DatetimeIndex):
         forecast = forecast.rename_axis("timestamp").reset_index()
-    keys = [c for c in (V.ID_COLUMN, V.TIME_COLUMN, "timestamp") if c in forecast.columns]
+    keys = [
+        c
+        for c in (validation.ID_COLUMN, validation.TIME_COLUMN, "timestamp")
+        if c in forecast.columns
+    ]
     if forecast.duplicated(subset=keys).any():
         raise BatchError(f"forecast has duplicated rows for {keys}; nothing written")
     return forecast.reset_index(drop=True)

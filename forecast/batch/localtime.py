@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.timezones import local_day_starts
 
 DAY_AHEAD = "day-ahead"
@@ -54,7 +54,7 @@ def to_zone(frame: pd.DataFrame, zone: str | None) -> pd.DataFrame:
     out = frame
     if isinstance(frame.index, pd.DatetimeIndex) and frame.index.tz is not None:
         out = out.set_axis(frame.index.tz_convert(zone), axis=0)
-    column = V.TIME_COLUMN
+    column = validation.TIME_COLUMN
     if column in frame.columns and isinstance(frame[column].dtype, pd.DatetimeTZDtype):
         out = out.assign(**{column: frame[column].dt.tz_convert(zone)})
     return out

@@ -18,7 +18,7 @@ import pandas as pd
 from forecast.base import BaseForecaster
 from forecast.batch.localtime import to_zone
 from forecast.batch.overlap import refuse_same_file
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.io import csv_text, read_frame, write_frame
 from forecast.onnx.metadata import is_export_folder
 
@@ -62,10 +62,10 @@ def predict_command(args: argparse.Namespace) -> int:
         history = history[needed]
     predicted = estimator.predict(horizon=args.horizon, history=history)
     if isinstance(predicted, dict):  # a model fitted on a dict of series: one long table
-        predicted = V.join_series(predicted, "long")
+        predicted = validation.join_series(predicted, "long")
     assert isinstance(predicted, pd.DataFrame)  # "long" joins the series into one frame
-    if V.ID_COLUMN in predicted.columns:  # several series: rows by time, an id column
-        predicted = predicted.set_index(V.TIME_COLUMN)
+    if validation.ID_COLUMN in predicted.columns:  # several series: rows by time, an id column
+        predicted = predicted.set_index(validation.TIME_COLUMN)
     forecast = to_zone(predicted, args.timezone)
     if args.output:
         write_frame(forecast, args.output)

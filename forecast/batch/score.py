@@ -21,7 +21,7 @@ import pandas as pd
 from forecast.batch.files import BatchError, read_input, write_atomic
 from forecast.batch.logs import LOGGER
 from forecast.evaluation.live import LiveAlert, forecast_scores, live_alert, tidy_forecast
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.io import read_frame
 from forecast.frames.timezones import to_local
 from forecast.frames.writes import WriteRefused, refuse_inputs
@@ -95,7 +95,7 @@ def check_actuals(actuals: pd.DataFrame, path: str | os.PathLike[str]) -> pd.Dat
     if not index.is_monotonic_increasing:
         raise BatchError(f"actuals {path}: timestamps are not sorted; nothing was scored")
     try:
-        freq = V.infer_freq(index, None)
+        freq = validation.infer_freq(index, None)
     except ValueError as err:
         raise BatchError(f"actuals {path}: {err}; nothing was scored") from None
     full = pd.date_range(index[0], index[-1], freq=freq)
@@ -110,7 +110,7 @@ def check_actuals(actuals: pd.DataFrame, path: str | os.PathLike[str]) -> pd.Dat
 
 def _targets(frame: pd.DataFrame, path: Path) -> tuple[list[str], tuple[float, ...]]:
     """Target columns of a forecast file and its quantile levels."""
-    columns = [c for c in frame.columns if c != V.ID_COLUMN]
+    columns = [c for c in frame.columns if c != validation.ID_COLUMN]
     quantiles = {c: _QUANTILE.match(str(c)) for c in columns}
     targets = [c for c in columns if quantiles[c] is None]
     if not targets:
@@ -138,23 +138,29 @@ def _stored(
     zone = pd.DatetimeIndex(actuals.index).tz
     if zone is not None and pd.DatetimeIndex(frame.index).tz is not None:
         frame = frame.tz_convert(zone)
-    groups = frame.groupby(V.ID_COLUMN, sort=True) if V.ID_COLUMN in frame else [(None, frame)]
+    groups = (
+        frame.groupby(validation.ID_COLUMN, sort=True)
+        if validation.ID_COLUMN in frame
+        else [(None, frame)]
+    )
     out = []
     for key, part in groups:
-        part = part.drop(columns=V.ID_COLUMN, errors="ignore").sort_index()
-        truth = actuals if key is None or V.ID_COLUMN not in actuals else _series(actuals, key)
+        part = part.drop(columns=validation.ID_COLUMN, errors="ignore").sort_index()
+        truth = (
+            actuals if key is None or validation.ID_COLUMN not in actuals else _series(actuals, key)
+        )
         origin = part.index[0] - freq
         if options["protocol"] == "day-ahead":
             part = _next_day(part, issue, origin, options["zone"], path)
         issued = issue or str(to_local(pd.DatetimeIndex([origin]), options["zone"])[0].date())
         tidy = tidy_forecast(part, truth, targets, origin, levels)
         tidy = tidy.assign(issue_date=issued, file=str(path))
-        out.append(tidy if key is None else tidy.assign(**{V.ID_COLUMN: key}))
+        out.append(tidy if key is None else tidy.assign(**{validation.ID_COLUMN: key}))
     return out
 
 
 def _series(actuals: pd.DataFrame, key: object) -> pd.DataFrame:
-    return actuals[actuals[V.ID_COLUMN] == key].drop(columns=V.ID_COLUMN)
+    return actuals[actuals[validation.ID_COLUMN] == key].drop(columns=validation.ID_COLUMN)
 
 
 def _next_day(
@@ -243,7 +249,7 @@ def score_forecasts(
         ignore_index=True,
     )
     table = forecast_scores(tidy, special_days=special_days, timezone=zone)
-    keys = ["origin", V.ID_COLUMN] if V.ID_COLUMN in table.columns else ["origin"]
+    keys = ["origin", validation.ID_COLUMN] if validation.ID_COLUMN in table.columns else ["origin"]
     meta = tidy.groupby(keys, sort=True)[["issue_date", "file"]].first().reset_index()
     table = meta.merge(table, on=keys)
     result = ScoreResult(table)

@@ -21,7 +21,7 @@ from mlflow.exceptions import MlflowException
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.tracking import _check_store, _parse_models_uri
 from forecast.evaluation.live import LiveAlert
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import resolve_tracking_uri
 
@@ -36,7 +36,7 @@ def live_metric_names(table: pd.DataFrame) -> list[str]:
     return [
         c
         for c in table.columns
-        if c not in _SKIP and c != V.ID_COLUMN and c != "special_dates"
+        if c not in _SKIP and c != validation.ID_COLUMN and c != "special_dates"
         if pd.api.types.is_numeric_dtype(table[c])
     ]
 
@@ -103,13 +103,13 @@ def log_live_scores(
         raise BatchError(f"model {model}: version {version} has no run to log live scores to")
     done = table[table["status"] == "scored"].sort_values("origin")
     metrics = live_metric_names(done)
-    series = V.ID_COLUMN in done.columns
+    series = validation.ID_COLUMN in done.columns
     seen: dict[str, set[int]] = {}
     items, logged = [], 0
     for values in done.to_dict("records"):
         step = (pd.Timestamp(values["issue_date"]) - _EPOCH).days
         stamp = int(pd.Timestamp(values["origin"]).timestamp() * 1000)
-        suffix = f"/{values[V.ID_COLUMN]}" if series else ""
+        suffix = f"/{values[validation.ID_COLUMN]}" if series else ""
         first = f"live_{metrics[0]}{suffix}"
         if first not in seen:
             seen[first] = {m.step for m in client.get_metric_history(run_id, first)}

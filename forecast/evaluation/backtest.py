@@ -33,7 +33,7 @@ from forecast.evaluation.schedule import (
 )
 from forecast.evaluation.scores import resolve_metrics, score_tables
 from forecast.evaluation.tidy import tidy_forecasts
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.slices import slice_series, union_index
 from forecast.models.fit_cache import credited
 from forecast.models.fit_cache import fit as fit_once
@@ -202,7 +202,7 @@ def backtest(
             raise ValueError("address and num_cpus apply to engine='ray' only")
     check_window(window, train_size)
     metric_fns = resolve_metrics(metrics)
-    frames, kind = V.split_series(data, "data")
+    frames, kind = validation.split_series(data, "data")
     frames = _select_columns(estimator, frames, target)
     index = union_index(frames)
     if len(index) < 2:
@@ -344,7 +344,7 @@ def _select_columns(
     keep = list(dict.fromkeys(targets + list(future) + list(past)))
     out = {}
     for key, frame in frames.items():
-        V.check_columns(frame, keep, key, "data")
+        validation.check_columns(frame, keep, key, "data")
         out[key] = frame[keep]
     return out
 

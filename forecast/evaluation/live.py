@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.evaluation.scores import resolve_metrics, score_groups
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.quantiles import quantile_column
 from forecast.frames.special_days import special_mask
 from forecast.frames.timezones import to_local
@@ -114,7 +114,11 @@ def forecast_scores(
         ``width_<c>``, ``winkler_<c>``; then ``special`` and ``special_dates``.
     """
     fns = resolve_metrics(metrics)
-    keys = ["origin", V.ID_COLUMN] if V.ID_COLUMN in forecasts.columns else ["origin"]
+    keys = (
+        ["origin", validation.ID_COLUMN]
+        if validation.ID_COLUMN in forecasts.columns
+        else ["origin"]
+    )
     rows = []
     for key, part in forecasts.groupby(keys, sort=True):
         key = key if isinstance(key, tuple) else (key,)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.timezones import local_day_starts, to_local
 
 
@@ -77,7 +77,9 @@ def day_ahead_plan(
         ``last`` (first and last scored timestamp, in the index's time zone) and
         ``n_steps`` (steps scored).
     """
-    plan = _day_ahead_positions(index, fixed_step(V.infer_freq(index)), start, end, timezone)
+    plan = _day_ahead_positions(
+        index, fixed_step(validation.infer_freq(index)), start, end, timezone
+    )
     first = index[plan.first_pos]
     days = to_local(first, timezone)  # complete days begin with their first step
     issue = _localize(_wall(days).normalize() - pd.Timedelta("12h"), days.tz)
@@ -105,7 +107,7 @@ def make_plan(
     timezone: str,
 ) -> Plan:
     """Validate the schedule settings of :func:`forecast.backtest` and place them."""
-    freq = V.infer_freq(index)
+    freq = validation.infer_freq(index)
     if protocol == "day-ahead":
         fixed = {"horizon": horizon, "origins": origins, "lead": lead or None}
         given = [k for k, v in fixed.items() if v is not None]
@@ -116,7 +118,7 @@ def make_plan(
         raise ValueError(f"protocol must be None or 'day-ahead', got {protocol!r}")
     if horizon is None:
         raise ValueError("horizon is required unless protocol='day-ahead' sets it")
-    horizon = V.check_horizon(horizon)
+    horizon = validation.check_horizon(horizon)
     if isinstance(lead, bool) or not isinstance(lead, int | np.integer) or lead < 0:
         raise ValueError(f"lead must be a non-negative int, got {lead!r}")
     n = len(index)

@@ -17,7 +17,7 @@ import pandas as pd
 from forecast.evaluation import metrics as M
 from forecast.evaluation.metrics import crps, interval_scores, mae, mape
 from forecast.evaluation.schedule import fixed_step
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.quantiles import quantile_column
 from forecast.frames.special_days import special_mask
 from forecast.frames.timezones import to_local
@@ -63,7 +63,7 @@ def score_tables(
     """
     if "mase" in fns:
         scales = _mase_scales(frames, targets, first_origin, mase_season, index)
-        ids = forecasts[V.ID_COLUMN] if kind != "frame" else [None] * len(forecasts)
+        ids = forecasts[validation.ID_COLUMN] if kind != "frame" else [None] * len(forecasts)
         keys = zip(ids, forecasts["target"], strict=True)
         forecasts = forecasts.assign(scale=[scales[k] for k in keys])
     sub_daily = pd.Timedelta(index[1] - index[0]) < pd.Timedelta("1D")
@@ -144,7 +144,7 @@ def _mase_scales(
     if isinstance(season, int | np.integer) and not isinstance(season, bool):
         m = int(season)
     else:
-        m = int(round(pd.Timedelta(season) / fixed_step(V.infer_freq(index))))
+        m = int(round(pd.Timedelta(season) / fixed_step(validation.infer_freq(index))))
     if m < 1:
         raise ValueError(f"mase_season must be at least one step, got {season!r}")
     scales: dict[tuple[Any, str], float] = {}
@@ -154,7 +154,8 @@ def _mase_scales(
             scale = float(mae(y[m:], y[:-m])) if len(y) > m else np.nan  # axis=None: a float
             if not scale > 0:
                 raise ValueError(
-                    f"{V._where(key)}MASE is undefined for {column!r}: the in-sample naive error "
+                    f"{validation._where(key)}MASE is undefined for {column!r}: "
+                    "the in-sample naive error "
                     f"at lag {m} before {first_origin} is {scale}"
                 )
             scales[(key, column)] = scale

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.evaluation.schedule import Plan
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.quantiles import quantile_column
 
 
@@ -30,13 +30,13 @@ def tidy_forecasts(
     keep = (t_pos >= first_pos) & (t_pos >= 0)
     pred = pred.loc[keep].reset_index(drop=True)
     step = (t_pos - o_pos)[keep]
-    ids = pred[V.ID_COLUMN].to_numpy() if kind != "frame" else np.full(len(pred), None)
+    ids = pred[validation.ID_COLUMN].to_numpy() if kind != "frame" else np.full(len(pred), None)
     truth = np.full((len(pred), len(targets)), np.nan)
     for key, frame in frames.items():
         rows = np.flatnonzero(ids == key) if kind != "frame" else np.arange(len(pred))
         times = pd.DatetimeIndex(pred["time"].to_numpy()[rows])
         truth[rows] = frame[targets].reindex(times).to_numpy(dtype=float)
-    head = pred[["origin"] + ([V.ID_COLUMN] if kind != "frame" else []) + ["time"]]
+    head = pred[["origin"] + ([validation.ID_COLUMN] if kind != "frame" else []) + ["time"]]
     head = head.assign(step=step)
     blocks = []
     for c, column in enumerate(targets):
@@ -53,7 +53,7 @@ def tidy_forecasts(
             )
         )
     out = pd.concat(blocks, ignore_index=True)
-    order = ["origin"] + ([V.ID_COLUMN] if kind != "frame" else []) + ["time"]
+    order = ["origin"] + ([validation.ID_COLUMN] if kind != "frame" else []) + ["time"]
     out["target"] = pd.Categorical(out["target"], categories=targets)
     out = out.sort_values(order + ["target"], kind="stable", ignore_index=True)
     out["target"] = out["target"].astype(str)

@@ -11,13 +11,13 @@ from typing import cast
 
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.timezones import check_wall_clock
 
 
 def in_zone(frame: pd.DataFrame, zone: str | None, key: object, what: str) -> pd.DataFrame:
     """Return ``frame`` with its index in the fitted time zone ``zone`` (new frame if converted)."""
-    index = V.align_tz(frame.index, zone, key, what)
+    index = validation.align_tz(frame.index, zone, key, what)
     return frame if index is frame.index else frame.set_axis(index)
 
 
@@ -30,7 +30,7 @@ def check_local_clock(index: pd.Index, zone: str | None, key: object, what: str)
     indexes and models without a zone pass.
     """
     if zone and isinstance(index, pd.DatetimeIndex) and index.tz is None:
-        check_wall_clock(index, str(zone), f"{V._where(key)}{what}")
+        check_wall_clock(index, str(zone), f"{validation._where(key)}{what}")
 
 
 def target_columns(frame: pd.DataFrame, covariates: list[str]) -> list[str]:
@@ -82,21 +82,22 @@ def conform(
     freq : DateOffset
         The frame's frequency.
     """
-    index = V.check_index(frame, key)
-    V.check_columns(frame, targets + covariates, key, what)
-    V.check_no_extra_columns(frame, targets, covariates, key, what)
+    index = validation.check_index(frame, key)
+    validation.check_columns(frame, targets + covariates, key, what)
+    validation.check_no_extra_columns(frame, targets, covariates, key, what)
     frame = frame[targets + covariates]
-    V.check_numeric(frame, targets + covariates, key)
+    validation.check_numeric(frame, targets + covariates, key)
     if freq is not None and len(index) < 3:  # too few stamps to show a frequency: the known
         this_freq = cast(pd.DateOffset, freq)  # is checked; the length check names the rows needed
     else:
-        this_freq = V.infer_freq(index, key)
+        this_freq = validation.infer_freq(index, key)
     if freq is not None and this_freq != freq:
         raise ValueError(
-            f"{V._where(key)}frequency {this_freq.freqstr} differs from {freq.freqstr} of the "
+            f"{validation._where(key)}frequency {this_freq.freqstr} differs from "
+            f"{freq.freqstr} of the "
             "other series / of the fitted data"
         )
-    frame = V.check_regular(frame, this_freq, fill_gaps, key)
+    frame = validation.check_regular(frame, this_freq, fill_gaps, key)
     return frame.astype(float), this_freq
 
 
@@ -107,9 +108,9 @@ def apply_nan_policy(
 
     Values beyond ``MAX_MAGNITUDE`` (1e150) are refused too: scaling them overflows to NaN.
     """
-    frame = V.check_finite(frame, targets, policy, key, "target")
-    V.check_magnitude(frame, targets, key, "target")
+    frame = validation.check_finite(frame, targets, policy, key, "target")
+    validation.check_magnitude(frame, targets, key, "target")
     if covariates:
-        frame = V.check_finite(frame, covariates, policy, key, "covariate")
-        V.check_magnitude(frame, covariates, key, "covariate")
+        frame = validation.check_finite(frame, covariates, policy, key, "covariate")
+        validation.check_magnitude(frame, covariates, key, "covariate")
     return frame

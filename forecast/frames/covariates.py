@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.calendar import calendar_features
 from forecast.frames.cleaning import in_zone
 
@@ -50,23 +50,25 @@ def known_future(
     """
     if future is None:
         raise ValueError(
-            f"{V._where(key)}future covariates {columns} are declared: pass future=DataFrame "
+            f"{validation._where(key)}future covariates {columns} are declared: "
+            "pass future=DataFrame "
             f"with their values for the {len(index)} forecast timestamps {index[0]} .. "
             f"{index[-1]}"
         )
-    V.check_index(future, key)
+    validation.check_index(future, key)
     future = in_zone(future, zone, key, "future")
-    V.check_columns(future, columns, key, "future")
+    validation.check_columns(future, columns, key, "future")
     assert isinstance(future.index, pd.DatetimeIndex)  # checked above
     missing = index.difference(future.index)
     if len(missing):
         raise ValueError(
-            f"{V._where(key)}future covariates lack {len(missing)} forecast timestamp(s), the "
+            f"{validation._where(key)}future covariates lack {len(missing)} "
+            "forecast timestamp(s), the "
             f"first at {missing[0]}"
         )
     part = future.loc[index, columns]
-    V.check_numeric(part, columns, key)
-    return V.check_finite(part, columns, "raise", key, "future covariate", NEVER_FILLED)
+    validation.check_numeric(part, columns, key)
+    return validation.check_finite(part, columns, "raise", key, "future covariate", NEVER_FILLED)
 
 
 def calendar_block(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.causal_fill import CausalFill
 from forecast.frames.series import SeriesArrays, SeriesEncoder
 
@@ -28,7 +28,7 @@ def origin_index(origins: object, zone: str | None) -> pd.DatetimeIndex:
         index = pd.DatetimeIndex(origins)  # type: ignore[arg-type]  # unsized kinds raise, caught
     except (ValueError, TypeError) as err:
         raise ValueError(f"origins must be timestamps of the data: {err}") from err
-    return V.align_tz(index, zone, None, "origins")
+    return validation.align_tz(index, zone, None, "origins")
 
 
 def origins_per_series(
@@ -54,7 +54,7 @@ def origins_per_series(
         try:
             out[key] = origin_index(times, zone)
         except (TypeError, ValueError) as err:
-            raise type(err)(f"{V._where(key)}{err}") from err
+            raise type(err)(f"{validation._where(key)}{err}") from err
     return out
 
 
@@ -62,7 +62,7 @@ def origin_position(index: pd.Index, origin: pd.Timestamp, key: object) -> int:
     """Rows of ``index`` up to and including ``origin``, which must be one of its timestamps."""
     pos = int(index.searchsorted(origin, side="right"))
     if pos == 0 or index[pos - 1] != origin:
-        raise ValueError(f"{V._where(key)}origin {origin} is not a timestamp of the data")
+        raise ValueError(f"{validation._where(key)}origin {origin} is not a timestamp of the data")
     return pos
 
 
@@ -102,12 +102,13 @@ def origin_arrays(
         if pos + horizon > len(fut):
             if encoder.future:
                 raise ValueError(
-                    f"{V._where(whole.key)}future covariates end at {whole.index[-1]}, before "
+                    f"{validation._where(whole.key)}future covariates end at "
+                    f"{whole.index[-1]}, before "
                     f"the horizon of origin {whole.index[pos - 1]}"
                 )
             index = pd.DatetimeIndex(  # stubs: DatetimeIndex.append gives an Index
                 whole.index[:pos].append(
-                    V.future_index(whole.index[pos - 1], encoder.freq, horizon)
+                    validation.future_index(whole.index[pos - 1], encoder.freq, horizon)
                 )
             )
             fut = encoder.calendar(index)

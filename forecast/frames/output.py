@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.cleaning import check_local_clock
 from forecast.frames.quantiles import point_level, quantile_column
 
@@ -60,7 +60,7 @@ def forecast_frames(
     """
     out: dict[object, pd.DataFrame] = {}
     for i, (key, frame) in enumerate(frames.items()):
-        index = V.future_index(frame.index[-1], freq, horizon, index_name)
+        index = validation.future_index(frame.index[-1], freq, horizon, index_name)
         check_local_clock(index, local_zone, key, "forecast")
         out[key] = pd.DataFrame(pred[i], index=index, columns=columns)
     return out
@@ -86,11 +86,11 @@ def origin_frame(
         step = pd.Timedelta(freq)  # type: ignore[arg-type]
         times: pd.Index = starts.repeat(horizon) + np.tile(np.arange(1, horizon + 1) * step, n)
     except (TypeError, ValueError):  # calendar frequencies (months, business days)
-        times = starts[:0].append([V.future_index(o, freq, horizon) for o in starts])
+        times = starts[:0].append([validation.future_index(o, freq, horizon) for o in starts])
     out = pd.DataFrame(pred.reshape(n * horizon, -1), columns=columns)
-    out.insert(0, V.TIME_COLUMN, times)
+    out.insert(0, validation.TIME_COLUMN, times)
     if kind != "frame":
         keys = np.array([key for key, _ in meta], dtype=object)
-        out.insert(0, V.ID_COLUMN, np.repeat(keys, horizon))
+        out.insert(0, validation.ID_COLUMN, np.repeat(keys, horizon))
     out.insert(0, "origin", starts.repeat(horizon))
     return out

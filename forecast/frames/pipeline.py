@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.causal_fill import CausalFill
 from forecast.frames.cleaning import apply_nan_policy, check_local_clock, conform, in_zone
 from forecast.frames.covariates import calendar_block
@@ -133,13 +133,15 @@ class ForecastPipeline:
         if history is None:
             frames, kind = self._kept_history()
         else:
-            raw, kind = V.split_series(history, "history")
+            raw, kind = validation.split_series(history, "history")
             covs, frames = self.past_covariates_ + self.future_covariates_, {}
             for k, f in raw.items():
                 f = in_zone(f, self.tz_, k, "history")
                 frames[k] = self._clean(f, k, self.columns_, covs, self.freq_, "history")[0]
         for key, frame in frames.items():
-            V.check_length(len(frame), self._min_history(), key, "history needed by predict")
+            validation.check_length(
+                len(frame), self._min_history(), key, "history needed by predict"
+            )
         return frames, kind
 
     def _predict_frames(
@@ -158,7 +160,7 @@ class ForecastPipeline:
         columns = output_columns(self.columns_, levels)
         zone = None if self.tz_ else FrameOptions.of(self).timezone  # a naive model's clock
         out = forecast_frames(frames, pred, horizon, self.freq_, columns, self.index_name_, zone)
-        return V.join_series(out, kind)
+        return validation.join_series(out, kind)
 
     def _predict_origins_frames(
         self,
@@ -170,7 +172,7 @@ class ForecastPipeline:
         future: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
         """Forecasts of ``predict_origins`` (arguments checked; default: one ``_predict``)."""
-        raw, kind = V.split_series(data, "data")
+        raw, kind = validation.split_series(data, "data")
         vintages = series_vintages(future, list(raw), self.future_covariates_, self.tz_)
         covs = self.past_covariates_ + self.future_covariates_
         encoder = self._encoder()
@@ -187,7 +189,9 @@ class ForecastPipeline:
             causal = None if filled is frame else CausalFill(encoder.encode(key, frame))
             for origin in per_series[key]:
                 pos = origin_position(frame.index, origin, key)
-                V.check_length(pos, self._min_history(), key, f"history before origin {origin}")
+                validation.check_length(
+                    pos, self._min_history(), key, f"history before origin {origin}"
+                )
                 arrays.append(origin_arrays(whole, pos, horizon, encoder, causal))
                 if vintages:  # the forecast steps' covariates as known at the origin
                     arrays[-1] = with_vintage_steps(arrays[-1], vintages[key], horizon, encoder)
@@ -203,7 +207,7 @@ class ForecastPipeline:
         future: FrameLike | None = None,
         *,
         quantiles: bool | tuple[float, ...] | None = None,
-        max_horizon: int | None = V.MAX_HORIZON,
+        max_horizon: int | None = validation.MAX_HORIZON,
     ) -> FrameLike:
         """Forecast the ``horizon`` steps after the end of the data.
 
@@ -238,7 +242,7 @@ class ForecastPipeline:
             the container the data came in.
         """
         self._check_fitted()
-        horizon = V.check_horizon(horizon, max_horizon)
+        horizon = validation.check_horizon(horizon, max_horizon)
         levels = self._select_levels(quantiles)
         return self._predict_frames(horizon, history, future, levels, max_horizon)
 
@@ -249,7 +253,7 @@ class ForecastPipeline:
         horizon: int,
         *,
         quantiles: bool | tuple[float, ...] | None = None,
-        max_horizon: int | None = V.MAX_HORIZON,
+        max_horizon: int | None = validation.MAX_HORIZON,
         future: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
         """Forecast from many origins of one data set in one batched call.
@@ -284,7 +288,7 @@ class ForecastPipeline:
             column per target (then the quantile columns).
         """
         self._check_fitted()
-        horizon = V.check_horizon(horizon, max_horizon)
+        horizon = validation.check_horizon(horizon, max_horizon)
         levels = self._select_levels(quantiles)
         if future is None:  # the hook of subclasses written before vintages: five arguments
             return self._predict_origins_frames(data, origins, horizon, levels, max_horizon)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.io import parse_timestamps
 from forecast.frames.timezones import localize_naive
 
@@ -103,8 +103,8 @@ def to_history(data: pd.DataFrame, estimator: Any) -> pd.DataFrame:
             f"history has no timestamps: expected a DatetimeIndex or a {TIMESTAMP_COLUMN!r} "
             f"column, got a {type(data.index).__name__} and columns {list(data.columns)}"
         )
-    if V.ID_COLUMN in frame.columns:
-        frame = frame.rename_axis(V.TIME_COLUMN).reset_index()
+    if validation.ID_COLUMN in frame.columns:
+        frame = frame.rename_axis(validation.TIME_COLUMN).reset_index()
     return frame
 
 
@@ -140,8 +140,8 @@ def split_future(history: pd.DataFrame, estimator: Any) -> tuple[pd.DataFrame, A
             "them on the history rows and on the rows of the forecast steps after it"
         )
     targets = list(estimator.columns_)
-    long = V.ID_COLUMN in history.columns
-    groups = history.groupby(V.ID_COLUMN, sort=False) if long else [(None, history)]
+    long = validation.ID_COLUMN in history.columns
+    groups = history.groupby(validation.ID_COLUMN, sort=False) if long else [(None, history)]
     observed = []
     for key, part in groups:
         seen = part[targets].notna().to_numpy().any(axis=1)
@@ -150,5 +150,5 @@ def split_future(history: pd.DataFrame, estimator: Any) -> tuple[pd.DataFrame, A
             raise ValueError(f"{where}no row of the input has a value of the targets {targets}")
         observed.append(part.iloc[: int(np.flatnonzero(seen)[-1]) + 1])
     past = pd.concat(observed) if long else observed[0]
-    keys = [c for c in (V.ID_COLUMN, V.TIME_COLUMN) if c in history.columns]
+    keys = [c for c in (validation.ID_COLUMN, validation.TIME_COLUMN) if c in history.columns]
     return past, history[keys + future_cols]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.covariates import known_future
 
 
@@ -99,7 +99,7 @@ class SeriesEncoder:
         full_index = index
         if horizon:  # stubs: DatetimeIndex.append gives an Index
             full_index = pd.DatetimeIndex(
-                index.append(V.future_index(index[-1], self.freq, horizon))
+                index.append(validation.future_index(index[-1], self.freq, horizon))
             )
         blocks = []
         if self.future:

@@ -11,14 +11,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 
 
 def union_index(frames: dict[Any, pd.DataFrame]) -> pd.DatetimeIndex:
     """Union of the series' timestamps (each index checked)."""
     index = None
     for key, frame in frames.items():
-        V.check_index(frame, key)
+        validation.check_index(frame, key)
         index = frame.index if index is None else index.union(frame.index)
     assert isinstance(index, pd.DatetimeIndex)  # check_index passed; a fit has a series
     return index
@@ -31,18 +31,18 @@ def slice_series(
     parts = {key: frame.loc[lo:hi] for key, frame in frames.items()}
     if kind == "frame":
         return parts[None]
-    return parts if kind == "dict" else V.join_series(parts, "long")
+    return parts if kind == "dict" else validation.join_series(parts, "long")
 
 
 def series_index(pred: pd.DataFrame, kind: str, keys: list[Any]) -> np.ndarray:
     """Position in ``keys`` of the series of every row of a ``predict_origins`` frame."""
-    if kind == "frame" or V.ID_COLUMN not in pred:
+    if kind == "frame" or validation.ID_COLUMN not in pred:
         return np.zeros(len(pred), dtype=np.int64)
     lookup = {key: i for i, key in enumerate(keys)}
-    missing = set(pred[V.ID_COLUMN]) - set(lookup)
+    missing = set(pred[validation.ID_COLUMN]) - set(lookup)
     if missing:
         raise ValueError(f"series {sorted(missing, key=str)} were not calibrated")
-    return pred[V.ID_COLUMN].map(lookup).to_numpy(dtype=np.int64)
+    return pred[validation.ID_COLUMN].map(lookup).to_numpy(dtype=np.int64)
 
 
 def actuals(
@@ -50,11 +50,17 @@ def actuals(
 ) -> np.ndarray:
     """Actual values ``(rows, columns)`` at the forecast timestamps (NaN where missing)."""
     truth = np.full((len(pred), len(columns)), np.nan)
-    times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
+    times = pd.DatetimeIndex(pred[validation.TIME_COLUMN])
     for key, frame in frames.items():
-        rows = np.arange(len(pred)) if kind == "frame" else np.flatnonzero(pred[V.ID_COLUMN] == key)
+        rows = (
+            np.arange(len(pred))
+            if kind == "frame"
+            else np.flatnonzero(pred[validation.ID_COLUMN] == key)
+        )
         frame = frame.set_axis(
-            V.align_tz(frame.index, None if times.tz is None else str(times.tz), key, "data")
+            validation.align_tz(
+                frame.index, None if times.tz is None else str(times.tz), key, "data"
+            )
         )
         truth[rows] = frame[columns].reindex(times[rows]).to_numpy(dtype=float)
     return truth

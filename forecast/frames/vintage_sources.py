@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.vintages import ISSUE_COLUMN, VALID_COLUMN
 
 __all__ = [
@@ -106,7 +106,7 @@ def daily_vintages(
         Vintage frame: ``issue_time``, ``valid_time`` and ``columns``, one row per
         timestamp of ``frame`` (rows with a NaN in ``columns`` are dropped).
     """
-    V.check_index(frame, None)
+    validation.check_index(frame, None)
     index = pd.DatetimeIndex(frame.index)
     issue = publication_times(index, time, days_before, timezone)
     out = pd.DataFrame({ISSUE_COLUMN: issue, VALID_COLUMN: index})

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.io import parse_timestamps
 from forecast.frames.series import SeriesArrays, SeriesEncoder
 
@@ -59,7 +59,7 @@ def _stamps(frame: pd.DataFrame, column: str, zone: str | None, where: str) -> p
         row = int(frame[column].isna().to_numpy().argmax())
         raise ValueError(f"{what} is empty in row {row}: every vintage row needs a {column}")
     stamps = parse_timestamps(frame[column], where=what)
-    return V.align_tz(stamps, zone, None, what)
+    return validation.align_tz(stamps, zone, None, what)
 
 
 def check_vintages(
@@ -106,7 +106,7 @@ def check_vintages(
             f"{where}: vintages lack the declared future covariate(s) {missing}; found "
             f"{list(frame.columns)}"
         )
-    keys = [V.ID_COLUMN] if V.ID_COLUMN in frame.columns else []
+    keys = [validation.ID_COLUMN] if validation.ID_COLUMN in frame.columns else []
     if columns:  # rows that hold none of these columns belong to other covariates' issues
         frame = frame[frame[columns].notna().any(axis=1)]
     out = pd.DataFrame(
@@ -131,7 +131,7 @@ def check_vintages(
     twice = out.duplicated(keys + [ISSUE_COLUMN, VALID_COLUMN])
     if twice.any():
         first = out[twice].iloc[0]
-        key = f"series {first[V.ID_COLUMN]!r}: " if keys else ""
+        key = f"series {first[validation.ID_COLUMN]!r}: " if keys else ""
         raise ValueError(
             f"{where}: {key}valid time {first[VALID_COLUMN]} has two values issued at "
             f"{first[ISSUE_COLUMN]}: one issue gives one value per valid time"
@@ -141,9 +141,9 @@ def check_vintages(
 
 def split_vintages(vintages: pd.DataFrame, keys: list[Any]) -> dict[Any, pd.DataFrame]:
     """Vintages per series ``key`` (all rows for every key when there is no ``id`` column)."""
-    if V.ID_COLUMN not in vintages.columns:
+    if validation.ID_COLUMN not in vintages.columns:
         return {key: vintages for key in keys}
-    groups = {k: g for k, g in vintages.groupby(V.ID_COLUMN, sort=False)}
+    groups = {k: g for k, g in vintages.groupby(validation.ID_COLUMN, sort=False)}
     return {key: groups.get(key, vintages.iloc[:0]) for key in keys}
 
 
@@ -194,7 +194,7 @@ def as_of(
         later = vintages.loc[vintages[VALID_COLUMN] == missing[0], ISSUE_COLUMN]
         first = f"; its first vintage was issued at {later.min()}" if len(later) else ""
         raise ValueError(
-            f"{V._where(key)}no vintage of the future covariates issued at or before the "
+            f"{validation._where(key)}no vintage of the future covariates issued at or before the "
             f"origin {origin} has valid time {missing[0]} ({len(missing)} step(s) lack one)"
             f"{first}"
         )
@@ -250,7 +250,7 @@ def vintage_futures(
     out = {}
     for key, frame in frames.items():
         origin = frame.index[-1]
-        steps = V.future_index(origin, freq, horizon)
+        steps = validation.future_index(origin, freq, horizon)
         out[key] = as_of(per_series[key], origin, steps, columns, key=key)
     return out
 
@@ -271,7 +271,7 @@ def with_vintage_steps(
     """
     assert arrays.future is not None  # the estimator declares future covariates
     origin = arrays.index[-1]
-    steps = V.future_index(origin, encoder.freq, horizon)
+    steps = validation.future_index(origin, encoder.freq, horizon)
     known = as_of(vintages, origin, steps, encoder.future, key=arrays.key)
     future = arrays.future.copy()
     n = len(arrays.y)
@@ -299,7 +299,7 @@ def future_by_series(
         return None
     if is_vintage_frame(future):
         return vintage_futures(future, frames, horizon, freq, columns, zone) if columns else None
-    fut = V.split_series(future, "future")[0]
+    fut = validation.split_series(future, "future")[0]
     if kind == "frame":  # a single series: its one future frame
         fut = {k: next(iter(fut.values())) for k in frames}
     return fut

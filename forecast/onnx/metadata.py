@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.covariates import calendar_block
 from forecast.persistence.errors import ModelFormatError
 from forecast.persistence.trees import check_zones
@@ -161,7 +161,7 @@ def check_state(params: dict[str, Any], fitted: dict[str, Any], where: Path) -> 
     for flag in ("calendar", "fill_gaps"):
         if type(params[flag]) is not bool:
             _refuse(where / "params.json", f"{flag} must be true or false")
-    if params["nan_policy"] not in V.NAN_POLICIES:
+    if params["nan_policy"] not in validation.NAN_POLICIES:
         _refuse(where / "params.json", f"nan_policy {params['nan_policy']!r} is not known")
     if params["country"] is not None and type(params["country"]) is not str:
         _refuse(where / "params.json", f"country must be a string, got {params['country']!r}")

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 from sklearn.base import clone
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.parallel.engine import (
     check_engine,
     check_resources,
@@ -95,12 +95,12 @@ def fit_many(
 
 
 def _split(frames: Mapping[Hashable, pd.DataFrame] | pd.DataFrame) -> dict[object, pd.DataFrame]:
-    if isinstance(frames, pd.DataFrame) and V.ID_COLUMN not in frames.columns:
+    if isinstance(frames, pd.DataFrame) and validation.ID_COLUMN not in frames.columns:
         raise TypeError(
             "fit_many fits one model per series: give a dict {id: DataFrame} or a long frame "
-            f"with an {V.ID_COLUMN!r} column (for one series call estimator.fit)"
+            f"with an {validation.ID_COLUMN!r} column (for one series call estimator.fit)"
         )
-    series, _ = V.split_series(frames, "frames")
+    series, _ = validation.split_series(frames, "frames")
     return series
 
 

@@ -22,7 +22,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.quantiles import check_coverage
 from forecast.probabilistic.table import ScoreTable, aci_path, build_table, min_scores
 
@@ -208,7 +208,7 @@ def rolling_levels(
     freq = pd.Timedelta(model.freq_)
     step, span, clock = model.stride * freq, model.steps_ * freq, model._clock()
     index = cast(pd.DatetimeIndex, frame.index)  # a checked history frame
-    frame = frame.set_axis(V.align_tz(index, model.tz_, key, "history"))
+    frame = frame.set_axis(validation.align_tz(index, model.tz_, key, "history"))
     queries = pd.DatetimeIndex(queries)
     replay = queries[:0]
     if model.adaptive:
@@ -221,7 +221,7 @@ def rolling_levels(
     data = frame.loc[: every.max()]
     pred = model.estimator_.predict_origins(data, needed, model.steps_, max_horizon=None)
     columns = list(model.columns_)
-    times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
+    times = pd.DatetimeIndex(pred[validation.TIME_COLUMN])
     shape = (len(needed), model.steps_, len(columns))  # (P, S, C)
     values = pred[columns].to_numpy(float).reshape(shape)
     truth = data[columns].reindex(times).to_numpy(float).reshape(shape)
@@ -273,7 +273,8 @@ def _check_history(
     earliest = cal[i * n : (i + 1) * n].min()
     start = earliest - (context - 1) * model.freq_
     raise ValueError(
-        f"{V._where(key)}window={model.window!r} before origin {queries[i]} needs the forecast "
+        f"{validation._where(key)}window={model.window!r} before origin {queries[i]} "
+        "needs the forecast "
         f"issued at {earliest}, which needs history from {start} ({context} row(s) of "
         f"context); the history runs from {frame.index[0]} to {frame.index[-1]}: pass "
         "history from that time on or shorten the window"
@@ -294,7 +295,7 @@ def _check_counts(
         have = int(np.isfinite(resid[rows]).sum(axis=(0, 1)).min()) if len(rows) else 0
         if have < needed:
             raise ValueError(
-                f"{V._where(key)}window={model.window!r} before origin {queries[i]} holds "
+                f"{validation._where(key)}window={model.window!r} before origin {queries[i]} holds "
                 f"{len(rows)} forecast(s) whose {model.steps_} steps are observed by then "
                 f"({have} residual(s)); coverage {max(check_coverage(model.coverage))} needs "
                 f"at least {needed}: lengthen the window (the history runs from "

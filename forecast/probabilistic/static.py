@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.slices import actuals, series_index, slice_series
 from forecast.probabilistic.table import ScoreTable, aci_path, build_table, min_scores
 
@@ -76,11 +76,11 @@ def static_table(
     keys, columns = model.series_keys_, list(model.columns_)
     truth = actuals(pred, frames, kind, columns)
     fc = pred[columns].to_numpy(dtype=float)
-    steps = index.get_indexer(pd.DatetimeIndex(pred[V.TIME_COLUMN])) - index.get_indexer(
+    steps = index.get_indexer(pd.DatetimeIndex(pred[validation.TIME_COLUMN])) - index.get_indexer(
         pd.DatetimeIndex(pred["origin"])
     )
     series = series_index(pred, kind, keys)
-    hours = model._hours(pred[V.TIME_COLUMN])
+    hours = model._hours(pred[validation.TIME_COLUMN])
     resid = truth - fc  # (n, C)
     ok = np.isfinite(resid)
     n_c = resid.shape[1]
@@ -122,7 +122,7 @@ def static_levels(model: Any, frame: pd.DataFrame, key: Any, origins: Any) -> np
     data = frame.loc[: origins.max()]
     pred = model.estimator_.predict_origins(data, replay, horizon, max_horizon=None)
     columns = list(model.columns_)
-    times = pd.DatetimeIndex(pred[V.TIME_COLUMN])
+    times = pd.DatetimeIndex(pred[validation.TIME_COLUMN])
     truth = data[columns].reindex(times).to_numpy(float)
     values = pred[columns].to_numpy(float)
     k = model._series(key)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.io import parse_timestamps
 from forecast.frames.quantiles import parse_levels
 from forecast.frames.requests import TIMESTAMP_COLUMN, default_horizon, split_future, to_history
@@ -234,7 +234,7 @@ def rows_frame(rows: Any, field: str) -> pd.DataFrame:
     for column in frame.columns:
         if column == TIMESTAMP_COLUMN:
             continue
-        if column == V.ID_COLUMN:
+        if column == validation.ID_COLUMN:
             out[column] = _ids(frame[column], f"field {field!r}: column {column!r}")
             continue
         out[column] = _numbers(frame[column], f"field {field!r}: column {_show(column)}")
@@ -289,8 +289,8 @@ def _horizon(value: Any, history: pd.DataFrame, estimator: Any) -> int:
     if value is None:
         return default_horizon(estimator)
     if value == DAY_AHEAD:
-        if V.TIME_COLUMN in history.columns:
-            last = pd.Timestamp(history[V.TIME_COLUMN].max())
+        if validation.TIME_COLUMN in history.columns:
+            last = pd.Timestamp(history[validation.TIME_COLUMN].max())
         else:
             last = history.index[-1]
         return day_ahead_steps(last, estimator.freq_)
@@ -298,8 +298,10 @@ def _horizon(value: Any, history: pd.DataFrame, estimator: Any) -> int:
         raise PayloadError(
             f"field 'horizon' must be a whole number >= 1 or {DAY_AHEAD!r}, got {_show(value)}"
         )
-    if value > V.MAX_HORIZON:
-        raise PayloadError(f"field 'horizon' is at most {V.MAX_HORIZON} steps, got {_show(value)}")
+    if value > validation.MAX_HORIZON:
+        raise PayloadError(
+            f"field 'horizon' is at most {validation.MAX_HORIZON} steps, got {_show(value)}"
+        )
     return value
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.frames import validation as V
+from forecast.frames import validation
 from forecast.frames.requests import TIMESTAMP_COLUMN
 
 
@@ -37,8 +37,8 @@ def forecast_rows(forecast: pd.DataFrame) -> list[dict[str, Any]]:
         stamps = forecast.index
         table = forecast.reset_index(drop=True)
     else:
-        stamps = pd.DatetimeIndex(forecast[V.TIME_COLUMN])
-        table = forecast.drop(columns=V.TIME_COLUMN).reset_index(drop=True)
+        stamps = pd.DatetimeIndex(forecast[validation.TIME_COLUMN])
+        table = forecast.drop(columns=validation.TIME_COLUMN).reset_index(drop=True)
     texts = [stamp.isoformat() for stamp in stamps]
     columns = [str(c) for c in table.columns]
     values = table.to_numpy(dtype=object)
