@@ -127,7 +127,11 @@ class NeuralParams:
     batch_size: int = param(
         default=256,
         type="int",
-        doc="Samples (or parallel streams with ``windowing='tbptt'``) per step.",
+        doc="""Samples (or parallel streams with ``windowing='tbptt'``) per step. With
+        batch-norm layers (the DCT mixer's ``mixer="gcn"`` blocks), which cannot normalise
+        one sample in training, a last batch of one window joins the batch before it (the
+        epoch then ends on ``batch_size + 1`` windows); every other batch, and every batch
+        of the other networks, is as given.""",
         check=checks.integer(),
     )
     learning_rate: float = param(

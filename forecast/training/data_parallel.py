@@ -34,8 +34,10 @@ class _Shard:
     def to(self, device: str) -> None:
         self.data.to(device)
 
-    def batches(self, batch_size: int, rng: np.random.Generator | None) -> list[Batch]:
-        every = list(self.data.batches(batch_size, rng))
+    def batches(
+        self, batch_size: int, rng: np.random.Generator | None, *, min_last: int = 1
+    ) -> list[Batch]:
+        every = list(self.data.batches(batch_size, rng, min_last=min_last))
         usable = len(every) - len(every) % self.world
         return every[self.rank : usable : self.world]
 

@@ -71,6 +71,12 @@ def clip_and_step(net: nn.Module, optimizer: torch.optim.Optimizer, clip: float 
     optimizer.step()
 
 
+def has_batch_norm(net: nn.Module) -> bool:
+    """Whether ``net`` holds batch-norm layers in training mode (they refuse one sample)."""
+    kinds = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)
+    return any(isinstance(m, kinds) and m.training for m in net.modules())
+
+
 def run_epoch(
     net: nn.Module,
     data: BatchSource,
@@ -86,11 +92,13 @@ def run_epoch(
     Each batch is one optimisation step. With ``micro_batch_size`` the network reads it in
     even slices of at most that many windows (streams) and the slices' gradients add up to
     the batch's (:func:`forecast.training.accumulate.accumulate_batch`) before one clip and step.
+    With batch-norm layers a last batch of one window joins the one before it (``batch_slices``).
     """
     net.train()
     total, state = None, None
     count: Tensor | int = 0
-    for batch in data.batches(batch_size, rng):
+    min_last = 2 if has_batch_norm(net) else 1  # a batch norm cannot normalise one sample
+    for batch in data.batches(batch_size, rng, min_last=min_last):
         if data.stateful and batch.reset:
             state = None
         optimizer.zero_grad(set_to_none=True)

@@ -49,8 +49,10 @@ class BatchSource(Protocol):
 
     stateful: bool
 
-    def batches(self, batch_size: int, rng: np.random.Generator | None) -> Iterable[Batch]:
-        """Batches of at most ``batch_size`` samples (in random order with ``rng``)."""
+    def batches(
+        self, batch_size: int, rng: np.random.Generator | None, *, min_last: int = 1
+    ) -> Iterable[Batch]:
+        """Batches of ``batch_size`` samples (random order with ``rng``; :func:`batch_slices`)."""
 
 
 def n_windows(length: int, context: int, horizon: int) -> int:
@@ -75,6 +77,21 @@ def even_slices(n: int, size: int) -> list[slice]:
     parts = max(1, math.ceil(n / max(1, int(size))))
     bounds = [i * n // parts for i in range(parts + 1)]
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def batch_slices(n: int, batch_size: int, min_last: int = 1) -> list[slice]:
+    """Cut ``range(n)`` into consecutive batches of ``batch_size`` items, the last one shorter.
+
+    A last batch of fewer than ``min_last`` items joins the batch before it, when there is
+    one. The training loop asks for ``min_last=2`` when the network has batch-norm layers in
+    training mode (they cannot normalise a batch of one sample); with the default 1 the
+    batches are those of ``range(0, n, batch_size)``.
+    """
+    starts = list(range(0, n, max(1, int(batch_size))))
+    if len(starts) > 1 and n - starts[-1] < min_last:
+        starts.pop()
+    ends = [*starts[1:], n] if starts else []
+    return [slice(a, b) for a, b in zip(starts, ends, strict=True)]
 
 
 def validation_start(length: int, fraction: float, horizon: int) -> int:
@@ -163,12 +180,18 @@ class WindowDataset(Dataset[Batch]):
             return Batch(x[0], y[0], None if f is None else f[0])
         return Batch(x, y, f)
 
-    def batches(self, batch_size: int, rng: np.random.Generator | None = None) -> Iterator[Batch]:
-        """Batches in random order (``rng``) or in order (``rng=None``)."""
+    def batches(
+        self, batch_size: int, rng: np.random.Generator | None = None, *, min_last: int = 1
+    ) -> Iterator[Batch]:
+        """Batches in random order (``rng``) or in order (``rng=None``).
+
+        A last batch of fewer than ``min_last`` windows joins the one before it
+        (:func:`batch_slices`).
+        """
         n = len(self)
         order = np.arange(n) if rng is None else rng.permutation(n)
-        for i in range(0, n, batch_size):
-            yield self[order[i : i + batch_size]]
+        for part in batch_slices(n, batch_size, min_last):
+            yield self[order[part]]
 
 
 def stream_segment_length(lengths: Sequence[int], steps: int, n_streams: int) -> int:
@@ -265,15 +288,23 @@ class StreamChunks:
         return a.unfold(1, self.horizon, 1)[:, 1 : self.segment_length + 1].transpose(2, 3)
 
     def batches(
-        self, batch_size: int | None = None, rng: np.random.Generator | None = None
+        self,
+        batch_size: int | None = None,
+        rng: np.random.Generator | None = None,
+        *,
+        min_last: int = 1,
     ) -> Iterator[Batch]:
-        """Chunks of stream groups; groups in random order (``rng``), chunks in time order."""
+        """Chunks of stream groups; groups in random order (``rng``), chunks in time order.
+
+        A last group of fewer than ``min_last`` streams joins the one before it
+        (:func:`batch_slices`).
+        """
         size = batch_size or self.n_streams
         order = np.arange(len(self)) if rng is None else rng.permutation(len(self))
         targets = self._ahead(self.targets)  # (S, seg, h, C)
         future = None if self.future is None else self._ahead(self.future)  # (S, seg, h, F)
-        for g in range(0, len(self), size):
-            group = torch.as_tensor(np.sort(order[g : g + size]), device=self.inputs.device)
+        for part in batch_slices(len(self), size, min_last):
+            group = torch.as_tensor(np.sort(order[part]), device=self.inputs.device)
             for t0 in range(0, self.segment_length, self.steps):
                 t = slice(t0, t0 + self.steps)
                 mask = self.mask[group, t]  # (B, k)

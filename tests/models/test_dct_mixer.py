@@ -79,6 +79,14 @@ def test_exponential_schedule_is_ltds_decay(data):
     assert EXPONENTIAL_GAMMA**2 == pytest.approx(0.96)
 
 
+def test_trains_when_the_last_batch_holds_one_window():
+    # 104 rows: 65 training windows of 24 + 6 steps before the validation tail, 2 * 32 + 1;
+    # the batch norm of the graph blocks refused the lone last window in training mode
+    model = DCTMixerForecaster(**TINY, mixer="gcn").fit(make_series(n=104))
+    assert len(model.history_["train_loss"]) == TINY["max_epochs"]
+    assert np.isfinite(model.predict(horizon=6).to_numpy()).all()
+
+
 def test_calendar_and_future_covariates_are_nodes():
     df = make_series(n=24 * 20, tz="Europe/Berlin")
     df["temp"] = np.cos(np.arange(len(df)) / 24.0)

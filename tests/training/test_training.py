@@ -295,6 +295,33 @@ def test_tbptt_epoch_carries_detached_state_across_chunks():
     torch.testing.assert_close(spy.received[2], h)
 
 
+class Normed(nn.Module):
+    """Batch-normalises the last input step and records the size of every batch it reads."""
+
+    def __init__(self, norm=True, horizon=2):
+        super().__init__()
+        self.norm = nn.BatchNorm1d(1) if norm else nn.Identity()
+        self.w = nn.Parameter(torch.tensor(1.0))
+        self.horizon, self.sizes = horizon, []
+
+    def forward(self, x, future=None, state=None):
+        self.sizes.append(len(x))
+        return (self.w * self.norm(x[:, -1, :1]))[:, None].expand(-1, self.horizon, 1), None
+
+
+def test_a_batch_norm_network_never_trains_on_a_batch_of_one_window():
+    data = WindowDataset([sine(41)], context=4, horizon=2)  # 36 windows = 5 * 7 + 1
+    with_norm, without = Normed(), Normed(norm=False)
+    for net in (with_norm, without):
+        opt = build_optimizer(net, "sgd", lr=0.1)
+        loss = run_epoch(net, data, opt, batch_size=7, clip=None, rng=np.random.default_rng(0))
+        assert math.isfinite(loss)
+    assert with_norm.sizes == [7, 7, 7, 7, 8]  # the lone last window joins the batch before it
+    assert without.sizes == [7, 7, 7, 7, 7, 1]  # other networks keep the batches as they were
+    with_norm.eval()  # in evaluation mode a batch norm takes one window
+    assert math.isfinite(evaluate(with_norm, data, batch_size=7))
+
+
 def test_checkpoint_resume_equals_an_uninterrupted_run(tmp_path):
     data = WindowDataset([sine(120)], context=12, horizon=4)
     val = WindowDataset([sine(60)], context=12, horizon=4)

@@ -5,6 +5,7 @@ import torch
 from forecast.training.windows import (
     StreamChunks,
     WindowDataset,
+    batch_slices,
     even_slices,
     n_windows,
     sliding_windows,
@@ -84,6 +85,35 @@ def test_batches_cover_every_window_once_in_random_order():
     seen = torch.cat([b.x[:, 0, 0] for b in ds.batches(8, np.random.default_rng(0))])
     assert sorted(seen.tolist()) == list(range(len(ds)))
     assert seen.tolist() != sorted(seen.tolist())
+
+
+@pytest.mark.parametrize(
+    ("n", "size", "min_last", "expected"),
+    [
+        (65, 32, 1, [(0, 32), (32, 64), (64, 65)]),  # as range(0, n, size) cuts them
+        (65, 32, 2, [(0, 32), (32, 65)]),  # a last batch of one joins the one before it
+        (66, 32, 2, [(0, 32), (32, 64), (64, 66)]),  # two samples stand alone
+        (1, 32, 2, [(0, 1)]),  # nothing to join
+        (0, 32, 2, []),
+    ],
+)
+def test_batch_slices_by_hand(n, size, min_last, expected):
+    assert [(s.start, s.stop) for s in batch_slices(n, size, min_last)] == expected
+
+
+def test_min_last_joins_a_lone_window_or_stream_and_changes_nothing_else():
+    ds = WindowDataset([clock_series(40)], context=4, horizon=2)  # 35 windows
+    assert len(ds) == 35
+    plain = [len(b.x) for b in ds.batches(17, np.random.default_rng(0))]
+    joined = list(ds.batches(17, np.random.default_rng(0), min_last=2))
+    assert plain == [17, 17, 1]
+    assert [len(b.x) for b in joined] == [17, 18]
+    seen = torch.cat([b.x[:, 0, 0] for b in joined])
+    again = torch.cat([b.x[:, 0, 0] for b in ds.batches(17, np.random.default_rng(0))])
+    assert seen.tolist() == again.tolist()  # the same windows in the same order
+    streams = StreamChunks([clock_series(100)], horizon=2, steps=10, n_streams=5)
+    groups = {len(b.x) for b in streams.batches(2, min_last=2)}
+    assert len(streams) == 5 and groups == {2, 3}
 
 
 def test_segment_length_is_a_multiple_of_the_chunk():
