@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import forecast
-from forecast._compat import MOVED, REMOVED_IN
+from forecast._compat import DEPRECATED_IN, MOVED, REMOVED_IN
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))
@@ -47,4 +47,18 @@ def test_the_old_paths_are_gone_by_the_release_that_removes_them():
     assert version(forecast.__version__) < version(REMOVED_IN), (
         f"forecast {forecast.__version__} removes the 0.1.0 module paths: delete MOVED, "
         "_Alias and _parallel_attribute from forecast/_compat.py"
+    )
+
+
+def test_forecast_net_under_its_old_module_names_the_versions_of_the_other_aliases():
+    import forecast.nn.heads as heads
+    from forecast.nn.net import ForecastNet
+
+    with pytest.warns(DeprecationWarning) as caught:
+        assert heads.ForecastNet is ForecastNet
+    message = str(caught[0].message)
+    assert f"in forecast {DEPRECATED_IN} and will be removed in {REMOVED_IN}" in message
+    assert version(forecast.__version__) < version(REMOVED_IN), (
+        f"forecast {forecast.__version__} removes forecast.nn.heads.ForecastNet: delete the "
+        "module __getattr__ of forecast/nn/heads.py"
     )

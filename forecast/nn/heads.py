@@ -187,12 +187,17 @@ class QuantileHead(DirectHead):
 
 
 def __getattr__(name: str) -> object:
-    """``forecast.nn.heads.ForecastNet``: moved to :mod:`forecast.nn.net` (deprecated here)."""
+    """``forecast.nn.heads.ForecastNet``: moved to :mod:`forecast.nn.net`, removed in 0.3.0.
+
+    The versions are those of ``forecast._compat`` (``DEPRECATED_IN``, ``REMOVED_IN``),
+    written out: that module imports ``forecast.tuning`` late, which sits above ``nn``.
+    """
     if name == "ForecastNet":
         from forecast.nn.net import ForecastNet  # deprecated alias: only when asked for
 
         warnings.warn(
-            "forecast.nn.heads.ForecastNet moved to forecast.nn.net.ForecastNet",
+            "forecast.nn.heads.ForecastNet moved to forecast.nn.net.ForecastNet in forecast "
+            "0.2.0 and will be removed in 0.3.0; import it from forecast.nn.net",
             DeprecationWarning,
             stacklevel=2,
         )
