@@ -1,6 +1,6 @@
 """Explanations of forecasts: the contribution of each input to each forecast step.
 
-:func:`explain` returns a tidy frame (one row per forecast step, target and input) whose
+:func:`forecast.explain` returns a tidy frame (one row per forecast step, target and input) whose
 contributions add up to the forecast minus a documented baseline's forecast: integrated
 gradients for the neural estimators (Captum, the extra ``forecast[explain]``), the exact
 regression terms of the linear-lag model, sampled Shapley values for the other estimators.

@@ -114,7 +114,7 @@ def plot_explanation(
     Parameters
     ----------
     frame : DataFrame
-        What :func:`forecast.attribution.explain` returned.
+        What :func:`forecast.explain` returned.
     origin, target : optional
         The forecast drawn (default: the first origin and target of ``frame``).
     title : str, optional

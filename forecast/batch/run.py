@@ -86,7 +86,8 @@ def load_forecaster(
         if not (path / "MLmodel").is_file():
             raise BatchError(
                 f"model {text} not found: expected an MLflow model URI (models:/name@alias, "
-                "runs:/id/model) or a folder with MLmodel, meta.json or onnx_model.json"
+                "runs:/id/model) or a folder with MLmodel or meta.json (a saved model or an "
+                "ONNX export)"
             )
     # optional: only a model in an MLflow store needs mlflow, seconds to import
     from forecast.batch.tracking import load_from_store
@@ -187,7 +188,7 @@ def run_batch(
     future : str or path-like, optional
         Vintages of the future covariates (:mod:`forecast.batch.vintages`).
     explain : bool
-        Attribute the forecast to its inputs (:func:`forecast.attribution.explain`) and log
+        Attribute the forecast to its inputs (:func:`forecast.explain`) and log
         the table as an artifact of the batch run (``forecast.batch.attributions``);
         needs ``track``.
 

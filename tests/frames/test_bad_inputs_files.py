@@ -585,8 +585,8 @@ def uri_registry_alias_without_store(tmp_path, latest_csv):
 @case(
     CommandFailed,
     r"^exit 1: forecast batch: error: model .*/models/lstm not found: expected an MLflow model "
-    r"URI \(models:/name@alias, runs:/id/model\) or a folder with MLmodel, meta\.json or "
-    r"onnx_model\.json",
+    r"URI \(models:/name@alias, runs:/id/model\) or a folder with MLmodel or meta\.json \(a "
+    r"saved model or an ONNX export\)",
 )
 def uri_nonexistent_folder(tmp_path, latest_csv):
     return _batch(tmp_path, tmp_path / "models" / "lstm", latest_csv, "--no-track")
