@@ -8,7 +8,8 @@ store defaults to ``sqlite:///mlflow.db`` in the working folder (nothing to star
 Modules: ``callback`` (one fit), ``tracker`` (backtests, comparisons), ``pyfunc`` (the
 model flavour and registry), ``champion`` (register a comparison's best model),
 ``fingerprint`` (content hash and dataset input), ``artifacts`` (logged models loaded
-without running their code), ``_store`` (URIs and experiments),
+without running their code), ``views`` (links into the MLflow UI: the runs sorted by the
+selection metric), ``_store`` (URIs and experiments),
 ``_runs`` (params, tags and metrics shared by all runs).
 """
 

@@ -24,7 +24,8 @@ from mlflow.tracking._tracking_service import utils as tracking_utils
 
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 _URI_ENV = ("MLFLOW_TRACKING_URI", "MLFLOW_REGISTRY_URI")
-# tells the MLflow 3 UI that runs here train models (its "Model training" view, not GenAI)
+# tells MLflow 3 UIs that read it that runs here train models; 3.17 ignores it and follows
+# its GenAI / Model training switch (``workflowType``), see forecast.tracking.views
 _KIND = {"mlflow.experimentKind": "custom_model_development"}
 
 
@@ -69,7 +70,9 @@ def ensure_experiment(mlflow_client: MlflowClient, name: str) -> str:
 
     For a SQLite store the experiment's artifacts go to ``mlruns/`` beside the database
     file (MLflow's own default is relative to the working folder of the first run). New
-    experiments are tagged as model development, so the MLflow UI opens their runs table.
+    experiments are tagged as model development (``mlflow.experimentKind``); MLflow 3.17's
+    UI opens them on its GenAI overview all the same unless the link says
+    ``workflowType=machine_learning`` (:func:`forecast.tracking.views.runs_view_url`).
     """
     found = mlflow_client.get_experiment_by_name(name)
     if found is not None:

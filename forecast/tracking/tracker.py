@@ -13,6 +13,7 @@ Outside a ``comparison`` block, ``log_backtest`` writes a standalone run.
 
 from __future__ import annotations
 
+import logging
 import tempfile
 import time
 import warnings
@@ -29,6 +30,7 @@ from forecast.tracking._store import ensure_experiment, resolve_tracking_uri
 from forecast.tracking.callback import DEFAULT_EXPERIMENT, MLflowCallback, log_history
 from forecast.tracking.fingerprint import dataset_input, fingerprint
 from forecast.tracking.pyfunc import log_model, unloggable_reason
+from forecast.tracking.views import runs_view_url
 
 if TYPE_CHECKING:
     from mlflow import MlflowClient
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["MLflowTracker"]
 
 _NOT_SCORES = {"n", "n_scored", "bias"}  # metrics table columns where lower is not better
+_log = logging.getLogger("forecast.tracking")
 
 
 class MLflowTracker:
@@ -70,6 +73,10 @@ class MLflowTracker:
         Run id of every model logged by this tracker, by name.
     models : dict
         With ``log_models``: the ``models:/<model_id>`` URI of every model logged, by name.
+    runs_url : str or None
+        After a comparison: the link to the experiment's runs in the MLflow UI, sorted by the
+        metric ``best_model`` was chosen by, that metric shown (a saved view, see
+        :func:`~forecast.tracking.views.runs_view_url`); also logged.
     """
 
     def __init__(
@@ -92,6 +99,7 @@ class MLflowTracker:
         self.parent_run_id: str | None = None
         self.runs: dict[str, str] = {}
         self.models: dict[str, str] = {}
+        self.runs_url: str | None = None
         self._summary: dict[str, dict[str, Any]] = {}
         self._table_logged = False
 
@@ -163,7 +171,11 @@ class MLflowTracker:
         _runs.log_metrics(client, run_id, best)
         key = self.select if self.select in scores else (scores[0] if scores else None)
         if key is not None and table[key].notna().any():
-            _runs.log_tags(client, run_id, {"best_model": str(table[key].idxmin()), "best_by": key})
+            winner = str(table[key].idxmin())
+            _runs.log_tags(client, run_id, {"best_model": winner, "best_by": key})
+            others = [c for c in scores if c != key][:3]
+            self.runs_url = runs_view_url(client, self.experiment_id, key, others)
+            _log.info("best model %s by %s; the runs by %s: %s", winner, key, key, self.runs_url)
         if not self._table_logged:
             _log_table(client, run_id, table, "comparison.csv")
 
