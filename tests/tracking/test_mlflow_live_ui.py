@@ -182,8 +182,11 @@ def close_notice(driver):
 
 def open_live_chart(driver, base, loop):
     """Follow the champion version to its run; return the live_mape chart card."""
-    # Model registry -> power-load -> Version 1: its source run
-    driver.get(f"{base}/#/models")
+    # Model training -> Model registry -> power-load -> Version 1 -> its source run
+    driver.get(base)
+    wait_for(driver, f"//*[{text_is('Model training')}]", "the Model training switch").click()
+    registry = f"//a[{text_is('Model registry')} or .//*[{text_is('Model registry')}]]"
+    wait_for(driver, registry, "the Model registry link").click()
     model = wait_for(driver, f"//a[{text_is(NAME)}]", f"the registered model {NAME}")
     close_notice(driver)
     model.click()
@@ -193,8 +196,6 @@ def open_live_chart(driver, base, loop):
     link = wait_for(driver, source, "the version's source run")
     assert "champion" in driver.find_element(By.TAG_NAME, "body").text  # its alias
     close_side_panel(driver)
-    # the "Model training" side of the UI, as a person chooses it once (the browser keeps it)
-    driver.find_element(By.XPATH, f"//*[{text_is('Model training')}]").click()
     link.click()
     # Overview: live_mape is listed next to the backtest's mape
     wait_for(driver, f"//*[{text_is('live_mape')}]", "live_mape in the run's metrics")
