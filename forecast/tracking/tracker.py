@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from mlflow.exceptions import MlflowException
 
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client
@@ -174,8 +175,14 @@ class MLflowTracker:
             winner = str(table[key].idxmin())
             _runs.log_tags(client, run_id, {"best_model": winner, "best_by": key})
             others = [c for c in scores if c != key][:3]
-            self.runs_url = runs_view_url(client, self.experiment_id, key, others)
-            _log.info("best model %s by %s; the runs by %s: %s", winner, key, key, self.runs_url)
+            try:  # a convenience: a store that refuses experiment tags keeps the comparison
+                self.runs_url = runs_view_url(client, self.experiment_id, key, others)
+            except MlflowException as err:
+                _log.warning("no MLflow UI view of the runs by %s: %s", key, err)
+            else:
+                _log.info(
+                    "best model %s by %s; the runs by %s: %s", winner, key, key, self.runs_url
+                )
         if not self._table_logged:
             _log_table(client, run_id, table, "comparison.csv")
 

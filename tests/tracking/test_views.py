@@ -63,3 +63,22 @@ def test_a_tracked_comparison_logs_the_link(new_store, caplog):
     tags = MlflowClient(uri).get_experiment(tracker.experiment_id).tags
     state = json.loads(json.loads(tags["mlflow.sharedViewState.forecast-by-mape"])["state"])
     assert state["selectedColumns"][0] == "metrics.`mape`"
+
+
+def test_a_store_refusing_the_view_keeps_the_comparison(new_store, caplog, monkeypatch):
+    from mlflow.exceptions import MlflowException
+
+    def refuse(self, *args, **kwargs):
+        raise MlflowException("permission denied")
+
+    monkeypatch.setattr(MlflowClient, "set_experiment_tag", refuse)
+    uri = new_store("views-refused")
+    tracker = MLflowTracker(experiment="views", tracking_uri=uri)
+    df = make_series(n=24 * 10, tz="Europe/Berlin")
+    with caplog.at_level(logging.WARNING, logger="forecast.tracking"):
+        compare({"naive": Naive()}, df, tracker=tracker, horizon=24, start="2023-01-07",
+                progress=False)  # fmt: skip
+    assert tracker.runs_url is None
+    assert "no MLflow UI view of the runs by mape: permission denied" in caplog.text
+    runs = MlflowClient(uri).search_runs([tracker.experiment_id])
+    assert {run.info.status for run in runs} == {"FINISHED"}
