@@ -151,6 +151,7 @@ class MLflowTracker:
         if data is not None:
             self._log_data(client, run_id, data, "comparison")
         self.parent_run_id, self._summary, self._table_logged = run_id, {}, False
+        self.runs_url = None
         try:
             yield run_id
         except BaseException as err:
