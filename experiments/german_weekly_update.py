@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import time
 
 import numpy as np
@@ -90,9 +91,10 @@ def run(strategy: str, base, data: pd.DataFrame, plan: pd.DataFrame, options) ->
     model = clone(base).fit(train)
     seconds = {"fit_s": time.perf_counter() - t0, "learn_s": 0.0}
     weeks = [plan.iloc[i : i + 7] for i in range(0, len(plan), 7)]
-    parts = []
+    parts, week_of, learn_week = [], {}, []
     for k, week in enumerate(weeks):
         origin = week["origin"].iloc[0]
+        week_of.update(dict.fromkeys(week["origin"], k + 1))
         t0 = time.perf_counter()
         if k and strategy == "update":
             new = data.loc[model.updated_through_ : origin].iloc[1:]
@@ -106,9 +108,11 @@ def run(strategy: str, base, data: pd.DataFrame, plan: pd.DataFrame, options) ->
             model.update(new, **kwargs)
         elif k and strategy == "refit":
             model = clone(base).fit(data.loc[:origin])
-        seconds["learn_s"] += time.perf_counter() - t0
+        learn_week.append(time.perf_counter() - t0)
+        seconds["learn_s"] += learn_week[-1]
         parts.append(day_forecasts(model, data, week))
     scores = forecast_scores(pd.concat(parts, ignore_index=True), timezone=TZ)
+    weekly = scores.groupby(scores["origin"].map(week_of))["mape"].mean()
     pooled = pd.concat(parts, ignore_index=True)
     error = pooled["y_pred"] - pooled["y_true"]
     return {
@@ -120,6 +124,8 @@ def run(strategy: str, base, data: pd.DataFrame, plan: pd.DataFrame, options) ->
         **seconds,
         "days": len(scores),
         "n_updates": getattr(model, "n_updates_", 0),
+        "week_mape": [round(float(v), 4) for v in weekly],
+        "week_learn_s": [round(v, 2) for v in learn_week],
     }
 
 
@@ -138,6 +144,7 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--set", nargs="*", default=[], help="estimator settings key=value")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", default=None, help="append one JSON line per strategy here")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     first, year = PERIODS[args.period]
@@ -161,7 +168,21 @@ def main() -> None:  # noqa: D103
             print(pd.DataFrame([row]).to_string(index=False, float_format="%.4g"), flush=True)
     print(f"\n{args.model} {args.period}: {plan['day'].iloc[0]:%Y-%m-%d} .. "
           f"{plan['day'].iloc[-1]:%Y-%m-%d} ({len(plan)} days), settings {args.set}")  # fmt: skip
-    print(pd.DataFrame(rows).to_string(index=False, float_format="%.4g"))
+    print(pd.DataFrame(rows).drop(columns=["week_mape", "week_learn_s"]).to_string(
+        index=False, float_format="%.4g"))  # fmt: skip
+    print("\nMAPE % per week (learning seconds before the week's forecasts)")
+    table = {}
+    for row in rows:
+        name = row["strategy"] + (f" {row['update_epochs']}@{row['update_lr']}"
+                                  if row["strategy"] == "update" else "")  # fmt: skip
+        pairs = zip(row["week_mape"], row["week_learn_s"], strict=True)
+        table[name] = [f"{mape:.3f} ({secs:.1f} s)" for mape, secs in pairs]
+    print(pd.DataFrame(table, index=pd.RangeIndex(1, len(plan) // 7 + 1, name="week")).to_string())
+    if args.out:
+        with open(args.out, "a", encoding="utf-8") as sink:
+            for row in rows:
+                record = {"model": args.model, "period": args.period, "settings": args.set, **row}
+                sink.write(json.dumps(record, default=str) + "\n")
 
 
 if __name__ == "__main__":
