@@ -50,10 +50,12 @@ from forecast.evaluation.motion import (
     score_windows,
 )
 from forecast.evaluation.motion3d import score_windows_3d
-from forecast.models import LTD, DCTMixerForecaster
+from forecast.models import LTD, SIMLPE, DCTMixerForecaster
 from forecast.training.callbacks import Callback
 
 RESULTS = Path(__file__).parent / "results"
+# siMLPe carries as many features per channel as there are target channels (64 on CMU).
+PRESETS = {"ltd": LTD, "simlpe": {**SIMLPE, "hidden_size": 64}}
 # LTD's published figures (80/160/320/400/1000 ms): its README's 8-action angle means
 # (wei-mao-2019/LearnTrajDep @ 4753072) and its paper's per-action 3-D table, 8 windows per
 # action (as copied in tileb1/LearnTrajDep cmu.txt @ fbd7460), for the 6 actions we have.
@@ -100,6 +102,7 @@ class Curve(Callback):
     ) -> None:
         self.model, self.benches, self.every, self.log = model, benches, every, log
         self.seed, self.per_epoch = seed, per_epoch
+        self.params: dict = {}  # the preset's overrides, to tell curves apart in one log
         self.start = time.perf_counter()
 
     def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
@@ -108,7 +111,8 @@ class Curve(Callback):
         net = self.model.module_
         was_training = net.training
         seen = (epoch + 1) * self.per_epoch
-        entry = {"seed": self.seed, "epoch": epoch + 1, "windows_seen": seen, **logs}
+        entry = {"seed": self.seed, "params": self.params, "epoch": epoch + 1}
+        entry.update({"windows_seen": seen, **logs})
         entry["seconds"] = round(time.perf_counter() - self.start, 1)
         entry.update(means(scores(self.model, self.benches)))
         net.train(was_training)
@@ -117,19 +121,28 @@ class Curve(Callback):
         print(json.dumps({k: entry[k] for k in ("epoch", "seconds", "train_loss", "rad_8")}))
 
 
-def run(split: str, seeds: list[int], params: dict, every: int, data_dir: str | None) -> None:
+def run(
+    split: str,
+    seeds: list[int],
+    params: dict,
+    every: int,
+    data_dir: str | None,
+    preset: str = "ltd",
+) -> None:
     benches = {"8": load_motion_benchmark(data_dir, split, 8)}
     benches["all"] = load_motion_benchmark(data_dir, split, "all")
     train = benches["8"].train
     folder = params.pop("checkpoint_dir", None)  # not a setting: kept out of the log
-    curve_log = RESULTS / f"cmu_mocap_ltd_{split}_curve.jsonl"
+    curve_log = RESULTS / f"cmu_mocap_{preset}_{split}_curve.jsonl"
     for seed in seeds:
-        model = DCTMixerForecaster(**{**LTD, **params, "random_state": seed})
+        model = DCTMixerForecaster(**{**PRESETS[preset], **params, "random_state": seed})
         if folder:
             model.set_params(checkpoint_dir=f"{folder}/seed{seed}")
         span = model.context_length + model.horizon  # every window of every training take
         per_epoch = sum(len(f) - span + 1 for f in train.values())
+        per_epoch *= 2 if model.time_reversal else 1  # the reversed copies
         curve = Curve(model, benches, every, curve_log, seed, per_epoch)
+        curve.params = params
         peak = PeakRSS()
         peak.start()
         start = time.perf_counter()
@@ -140,7 +153,7 @@ def run(split: str, seeds: list[int], params: dict, every: int, data_dir: str | 
         entry["best_epoch"] = model.best_epoch_ + 1
         entry["windows_per_epoch"] = per_epoch
         entry.update(scores(model, benches))
-        with (RESULTS / f"cmu_mocap_ltd_{split}.jsonl").open("a") as handle:
+        with (RESULTS / f"cmu_mocap_{preset}_{split}.jsonl").open("a") as handle:
             handle.write(json.dumps(entry) + "\n")
         print(json.dumps({"seed": seed, "fit_s": entry["fit_s"], **means(entry)}))
 
@@ -150,7 +163,7 @@ def _row(label: str, values: Any, digits: int, extra: str = "") -> str:
     return f"| {label} | {cells} |{extra}"
 
 
-def table(split: str) -> str:
+def table(split: str, preset: str = "ltd") -> str:
     """The learning curve, and the reproduction per action next to LTD's published figures.
 
     The per-action rows are the 3-D errors on the 8 windows (mm, mean over the logged seeds)
@@ -160,7 +173,7 @@ def table(split: str) -> str:
     out = [f"Learning curve ({split}; angles on the 8 windows, 3-D on every window)", ""]
     out.append(f"| epoch | windows seen | train loss | rad {head} | mm (every window) {head} |")
     out.append("|---" * 13 + "|")
-    curve = RESULTS / f"cmu_mocap_ltd_{split}_curve.jsonl"
+    curve = RESULTS / f"cmu_mocap_{preset}_{split}_curve.jsonl"
     for line in curve.read_text().splitlines() if curve.exists() else []:
         c = json.loads(line)
         cells = [f"{v:.3f}" for v in c["rad_8"]] + [f"{v:.1f}" for v in c["mm_all"]]
@@ -169,7 +182,7 @@ def table(split: str) -> str:
             + " | ".join(cells)
             + " |"
         )
-    path = RESULTS / f"cmu_mocap_ltd_{split}.jsonl"
+    path = RESULTS / f"cmu_mocap_{preset}_{split}.jsonl"
     if not path.exists():
         return "\n".join(out)
     runs = [json.loads(line) for line in path.read_text().splitlines()]
@@ -205,7 +218,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("validation", "test"), default="validation")
     parser.add_argument("--seeds", default="0")
-    parser.add_argument("--params", default="{}", help="JSON overrides of the LTD preset")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="ltd")
+    parser.add_argument("--params", default="{}", help="JSON overrides of the preset")
     parser.add_argument("--every", type=int, default=1, help="epochs between curve points")
     parser.add_argument("--data-dir", default=None, help="folder holding cmu_mocap_expmap/")
     parser.add_argument("--threads", type=int, default=2)
@@ -217,14 +231,14 @@ def main() -> None:
     parser.add_argument("--table", action="store_true")
     args = parser.parse_args()
     if args.table:
-        print(table(args.split))
+        print(table(args.split, args.preset))
         return
     torch.set_num_threads(args.threads)
     seeds = [int(s) for s in args.seeds.split(",")]
     params = json.loads(args.params)
     if args.checkpoint_dir:
         params["checkpoint_dir"] = args.checkpoint_dir
-    run(args.split, seeds, params, args.every, args.data_dir)
+    run(args.split, seeds, params, args.every, args.data_dir, args.preset)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 import numpy as np
@@ -43,6 +44,21 @@ def series_triple(s: SeriesArrays) -> SeriesTriple:
     return step_inputs(s, 0, n), s.y, None if s.future is None else s.future[:n]
 
 
+def reversed_series(s: SeriesArrays, end: int) -> SeriesArrays:
+    """Return the first ``end`` steps of ``s`` played backwards (a time-reversed copy).
+
+    Targets and past covariates are reversed; the timestamps stay in order (they only place
+    training origins). A series with future-known covariates has none: calendar features
+    read backwards describe no real time.
+    """
+    if s.future is not None:
+        raise ValueError("a time-reversed copy cannot keep future-known covariates")
+    past = None if s.past is None else s.past[:end][::-1].copy()
+    return replace(
+        s, key=("reversed", s.key), y=s.y[:end][::-1].copy(), past=past, index=s.index[:end]
+    )
+
+
 def training_data(
     series: Sequence[SeriesArrays],
     *,
@@ -56,6 +72,7 @@ def training_data(
     origins: Sequence[np.ndarray] | None = None,
     held_out: Sequence[int] | None = None,
     untailed: Sequence[int] = (),
+    time_reversal: bool = False,
 ) -> tuple[WindowDataset | StreamChunks, WindowDataset | None]:
     """Training samples and validation windows.
 
@@ -66,7 +83,9 @@ def training_data(
     With ``held_out`` (positions of series), those series give the validation windows, every
     window of them, and the others are trained on whole (no tail). Series at the positions
     ``untailed`` are trained on whole too (no tail, no validation window) while the others
-    keep their tails.
+    keep their tails. With ``time_reversal`` the training part of every series (never its
+    tail, never a held-out series) is trained on a second time, played backwards
+    (:func:`reversed_series`), as siMLPe augments motion; validation windows are unchanged.
     """
     val: WindowDataset | None  # the validation windows, if any
     if held_out is not None:
@@ -76,6 +95,9 @@ def training_data(
         val = WindowDataset(val_triples, context, horizon, None, _pick(origins, sorted(held)))
         train = [series_triple(series[i]) for i in keep]
         masks = _pick(origins, keep)
+        if time_reversal:
+            train += [series_triple(reversed_series(series[i], len(series[i].y))) for i in keep]
+            masks = None if masks is None else masks + [m[::-1] for m in masks]
         if windowing == "tbptt":
             ends = [len(t[0]) for t in train]
             return StreamChunks(train, horizon, tbptt_steps, batch_size, ends, masks), val
@@ -91,6 +113,13 @@ def training_data(
     if validation_steps is not None or validation_fraction > 0:
         spans = [(end, len(s.y)) for end, s in zip(ends, series, strict=True)]
         val = WindowDataset(triples, context, horizon, spans, origins)
+    if time_reversal:  # the training part of each series again, backwards
+        triples += [
+            series_triple(reversed_series(s, end)) for s, end in zip(series, ends, strict=True)
+        ]
+        if origins is not None:
+            origins = list(origins) + [m[:end][::-1] for m, end in zip(origins, ends, strict=True)]
+        ends = ends + ends
     if windowing == "tbptt":
         return StreamChunks(triples, horizon, tbptt_steps, batch_size, ends, origins), val
     return WindowDataset(triples, context, horizon, [(0, end) for end in ends], origins), val

@@ -3,7 +3,7 @@
 :class:`NeuralParams` declares them as typed fields (:func:`forecast.models.declare.param`):
 :class:`forecast.models.neural.NeuralForecaster` derives from it and the families add their
 own fields in front; ``NEURAL_PARAMS`` is its table of records. Adding a shared parameter is
-one field here. The file is longer than 400 lines because it is one declaration of 48
+one field here. The file is longer than 400 lines because it is one declaration of 49
 fields, most of it their numpydoc text (what ``help()`` shows for every family); split, the
 one declaration would be two.
 
@@ -453,6 +453,16 @@ class NeuralParams:
         trained to move at the right speed. 0: values only. Point forecasts; not with
         ``target_transform="difference"``, whose loss is of step changes already.""",
         check=checks.non_negative,
+    )
+    time_reversal: bool = param(
+        default=False,
+        type="bool",
+        doc="""Train on every training series a second time, played backwards (its validation
+        tail and held-out series excepted), as siMLPe augments motion: a motion reversed in
+        time is a motion, so the network sees twice the trajectories at twice the cost of
+        an epoch. For series whose dynamics read the same backwards (joint angles); not with
+        future-known covariates (calendar features reversed describe no real time).""",
+        check=checks.one_of(True, False, says="True or False"),
     )
     channel_weight: Literal["scale"] | Sequence[float] | None = param(
         default=None,
