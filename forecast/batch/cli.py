@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 import pandas as pd
 
+from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
 from forecast.batch.files import BatchError, StaleInputError, _first_line, parse_duration
 from forecast.batch.joblock import EXIT_LOCKED, JobLocked, default_lock_path, job_lock
 from forecast.batch.localtime import DAY_AHEAD
@@ -139,10 +140,8 @@ def _timestamp(text: str) -> pd.Timestamp:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--model",
-        required=True,
-        help="models:/name@alias, models:/name/version, runs:/id/model or a folder",
+    add_model_argument(
+        parser, "models:/name@alias, models:/name/version, runs:/id/model or a folder"
     )
     parser.add_argument(
         "--input",
@@ -185,13 +184,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "0.1,0.5,0.9 (models with quantile heads or conformal intervals)",
     )
     parser.add_argument("--time-column", default=None, help="time column of the input")
-    parser.add_argument(
-        "--tracking-uri",
-        default=None,
-        help="MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlflow.db)",
+    add_tracking_arguments(
+        parser,
+        "MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlflow.db)",
+        runs="batch",
+        experiment=BATCH_EXPERIMENT,
     )
-    parser.add_argument("--experiment", default=BATCH_EXPERIMENT, help="experiment of batch runs")
-    parser.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
     parser.add_argument("--explain", action="store_true", help="log its attributions with the run")
     parser.add_argument("--device", default=None, help="device for a local torch model")
     parser.add_argument(

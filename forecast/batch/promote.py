@@ -5,9 +5,13 @@ its forecasts to a file pattern of its own (nothing serves them) and ``forecast 
 them as it scores the champion's. :func:`promotion_decision` is the rule: over the issue dates
 both have scored (status ``scored``), at least ``min_days`` of them, the challenger's mean
 ``metric`` must be below the champion's by more than ``margin`` (a fraction: 0.02 asks for 2 %
-less error). :func:`promote` applies it to a registered model and, when the rule is met, moves
-the champion alias to the challenger's version; either way the reason is logged and set as
-the tags ``promotion_decision`` and ``promotion_reason`` of the registered model.
+less error). A live record is that of one exact version: :func:`promote` counts only the
+forecasts the champion's version made and those the challenger's version made (the versions
+the aliases point at now; which version made a forecast is what its batch run recorded,
+:func:`forecast.batch.versions.forecast_versions`), so days of an earlier challenger or an
+earlier champion never fill the rule's days. When the rule is met the champion alias moves to
+the challenger's version; either way the reason is logged and set as the tags
+``promotion_decision`` and ``promotion_reason`` of the registered model.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import pandas as pd
 from forecast.batch.files import BatchError
 from forecast.batch.logs import LOGGER
 from forecast.batch.score import read_scores
+from forecast.batch.versions import forecast_versions
 
 __all__ = ["Decision", "promote", "promotion_decision"]
 
@@ -43,6 +48,8 @@ class Decision:
         Mean ``metric`` of each over those dates (NaN without any).
     reason : str
         One line: the figures and the rule.
+    own_days : tuple of int
+        Scored days of the champion's and of the challenger's records (each counted alone).
     """
 
     promote: bool
@@ -50,6 +57,7 @@ class Decision:
     champion: float
     challenger: float
     reason: str
+    own_days: tuple[int, int] = (0, 0)
 
 
 def promotion_decision(
@@ -59,6 +67,7 @@ def promotion_decision(
     min_days: int = 28,
     margin: float = 0.0,
     metric: str = "mape",
+    versions: tuple[str, str] | None = None,
 ) -> Decision:
     """Apply the promotion rule to the live scores of champion and challenger.
 
@@ -72,6 +81,9 @@ def promotion_decision(
         Fraction of the champion's error the challenger must be below it by.
     metric : str
         Column compared (lower is better).
+    versions : tuple of str, optional
+        ``(champion version, challenger version)``: count only the rows of each table whose
+        ``model_version`` is that version (the forecasts that exact version made).
 
     Returns
     -------
@@ -82,11 +94,14 @@ def promotion_decision(
     if not 0 <= margin < 1:
         raise ValueError(f"margin must be in [0, 1), got {margin!r}")
     scored = []
-    for name, table in (("champion", champion), ("challenger", challenger)):
-        missing = [c for c in ("issue_date", "status", metric) if c not in table.columns]
+    wanted = ("issue_date", "status", metric) + (("model_version",) if versions else ())
+    for k, (name, table) in enumerate((("champion", champion), ("challenger", challenger))):
+        missing = [c for c in wanted if c not in table.columns]
         if missing:
             raise ValueError(f"{name} scores lack the column(s) {missing}")
         done = table[table["status"] == "scored"]
+        if versions is not None:
+            done = done[done["model_version"].astype(object).map(_text) == str(versions[k])]
         if done["issue_date"].duplicated().any():
             raise ValueError(f"{name} scores hold an issue date twice (several series?)")
         scored.append(done.set_index(done["issue_date"].astype(str))[metric].astype(float))
@@ -97,14 +112,30 @@ def promotion_decision(
         if days
         else (math.nan, math.nan)
     )
+    own = (len(scored[0]), len(scored[1]))
     figures = f"{metric} {means[1]:.4g} (challenger) vs {means[0]:.4g} (champion)"
     figures += f" over {days} day(s)"
+    if versions is not None:
+        figures += (
+            f" both versions forecast and scored (of {own[1]} scored day(s) of the challenger's "
+            f"version and {own[0]} of the champion's)"
+        )
     if days < min_days:
-        return Decision(False, days, *means, f"{figures}: the rule asks {min_days}; not promoted")
+        reason = f"{figures}: the rule asks {min_days}; not promoted"
+        return Decision(False, days, *means, reason, own)
     better = means[1] < means[0] * (1 - margin)
     rule = f"the rule asks the challenger below the champion by more than {margin:.0%}"
     verdict = "promoted" if better else "not promoted"
-    return Decision(better, days, *means, f"{figures}; {rule}: {verdict}")
+    return Decision(better, days, *means, f"{figures}; {rule}: {verdict}", own)
+
+
+def _text(value: object) -> str | None:
+    """Return a version as text (``2``, ``2.0`` and ``"2"`` alike); None for a missing one."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def promote(
@@ -126,7 +157,9 @@ def promote(
         Registered model.
     champion_scores, challenger_scores : str or path-like
         The ``forecast score --output`` tables of the champion's and the challenger's
-        forecasts.
+        forecasts. Of each only the forecasts of the version its alias points at count: the
+        version a forecast's batch run recorded for its file (``file_sha256``); a forecast no
+        batch run of the store records counts for neither.
     champion, challenger : str
         The aliases.
     min_days, margin : int, float
@@ -141,23 +174,34 @@ def promote(
     Raises
     ------
     BatchError
-        A missing registered model or alias, or unreadable scores (one line).
+        A missing registered model or alias, or unreadable scores, or scores without
+        ``file_sha256`` (one line); nothing was changed.
     """
     # optional: the registry needs mlflow, seconds to import
     from mlflow.exceptions import MlflowException
 
     from forecast.tracking._store import client as make_client  # imports mlflow too
 
-    decision = promotion_decision(
-        read_scores(champion_scores), read_scores(challenger_scores), min_days=min_days,
-        margin=margin,
-    )  # fmt: skip
+    tables = {
+        "champion": read_scores(champion_scores),
+        "challenger": read_scores(challenger_scores),
+    }
+    paths = {"champion": champion_scores, "challenger": challenger_scores}
     client = make_client(tracking_uri)
     try:
-        old = client.get_model_version_by_alias(name, champion).version
-        new = client.get_model_version_by_alias(name, challenger).version
+        old = str(client.get_model_version_by_alias(name, champion).version)
+        new = str(client.get_model_version_by_alias(name, challenger).version)
+        for role, table in tables.items():
+            try:
+                table["model_version"] = forecast_versions(client, name, table)
+            except BatchError as err:
+                raise BatchError(f"{role} scores {paths[role]}: {err}") from None
     except MlflowException as err:
         raise BatchError(f"model {name}: {str(err).splitlines()[0]}; nothing was changed") from None
+    decision = promotion_decision(
+        tables["champion"], tables["challenger"], min_days=min_days, margin=margin,
+        versions=(old, new),
+    )  # fmt: skip
     reason = f"{challenger} version {new} vs {champion} version {old}: {decision.reason}"
     decision.reason = reason
     if decision.promote:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
+from forecast.batch.cli_args import add_tracking_arguments
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.logs import LOGGER, batch_logging
 from forecast.batch.promote import promote
@@ -16,8 +17,11 @@ _log = logging.getLogger(LOGGER)
 _EPILOG = """\
 The rule: over the issue dates both forecasts have scored (status 'scored' in both tables),
 at least --min-days of them, the challenger's mean MAPE must be below the champion's by more
-than --margin (0.02: 2 %). Then the champion alias moves to the challenger's version. Either
-way one INFO line says why, and the registered model's tag promotion_decision keeps it.
+than --margin (0.02: 2 %). Only the forecasts of the exact versions the aliases point at now
+count (the version each forecast's batch run recorded for its file): days of an earlier
+challenger or champion version never fill the rule's days. Then the champion alias moves to
+the challenger's version. Either way one INFO line says why, and the registered model's tag
+promotion_decision keeps it.
 
 exit codes:
   0   decided (promoted or not: the log line says which)
@@ -58,7 +62,7 @@ def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
     add("--challenger", default="challenger", help="alias in shadow (default: challenger)")
     add("--min-days", type=int, default=28, help="scored days in common at least (28)")
     add("--margin", type=float, default=0.0, help="fraction of less error asked (0.0)")
-    add("--tracking-uri", default=None, help="MLflow store (default: $MLFLOW_TRACKING_URI)")
+    add_tracking_arguments(parser)
     parser.set_defaults(func=_cmd_promote)
     return parser
 

@@ -9,22 +9,27 @@ timestamp of the batch). Values whose actual is not known yet are pending, never
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from forecast.batch.files import BatchError, read_input, write_atomic
 from forecast.batch.logs import LOGGER
+from forecast.batch.versions import SHA_COLUMN, VERSION_COLUMN
 from forecast.evaluation.live import LiveAlert, forecast_scores, live_alert, tidy_forecast
 from forecast.frames import validation
 from forecast.frames.io import read_frame
 from forecast.frames.timezones import to_local
 from forecast.frames.writes import WriteRefused, refuse_inputs
+
+if TYPE_CHECKING:  # the MLflow side, imported only where scores are logged
+    from forecast.batch.score_tracking import LiveLog
 
 __all__ = ["ScoreResult", "find_forecasts", "score_forecasts"]
 
@@ -42,19 +47,25 @@ class ScoreResult:
     ----------
     table : DataFrame
         One row per stored forecast (:func:`forecast.evaluation.live.forecast_scores`) with
-        ``issue_date`` and ``file`` in front.
+        ``issue_date``, ``file`` and ``file_sha256`` (of the file's bytes) in front, and with
+        ``model`` the ``model_version`` that made it
+        (:func:`forecast.batch.versions.forecast_versions`).
     path : Path or None
         The table written (None without ``output``).
     alert : LiveAlert or None
         The rule's outcome when backtest scores were given.
     logged : int
         Forecasts whose scores were newly logged to MLflow.
+    live : LiveLog or None
+        With ``model``: what was logged to which version, and the link to the runs by live
+        MAPE (:class:`forecast.batch.score_tracking.LiveLog`).
     """
 
     table: pd.DataFrame
     path: Path | None = None
     alert: LiveAlert | None = None
     logged: int = 0
+    live: LiveLog | None = None
 
 
 def find_forecasts(pattern: str | os.PathLike[str]) -> list[tuple[str, Path]]:
@@ -130,6 +141,7 @@ def _stored(
     except Exception as err:  # parser errors of pandas/pyarrow included: one line
         raise BatchError(f"forecast file {path}: {str(err).splitlines()[0]}") from None
     targets, levels = _targets(frame, path)
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()  # the batch run's output_sha256
     missing = [t for t in targets if t not in actuals.columns]
     if missing:
         raise BatchError(
@@ -154,7 +166,7 @@ def _stored(
             part = _next_day(part, issue, origin, options["zone"], path)
         issued = issue or str(to_local(pd.DatetimeIndex([origin]), options["zone"])[0].date())
         tidy = tidy_forecast(part, truth, targets, origin, levels)
-        tidy = tidy.assign(issue_date=issued, file=str(path))
+        tidy = tidy.assign(issue_date=issued, file=str(path), file_sha256=sha)
         out.append(tidy if key is None else tidy.assign(**{validation.ID_COLUMN: key}))
     return out
 
@@ -215,8 +227,10 @@ def score_forecasts(
     window : int
         Forecasts in the rolling mean of the alert rule.
     model : str, optional
-        ``models:/name@alias`` or ``models:/name/N``: log the scores to that version's
-        MLflow run (:func:`forecast.batch.score_tracking.log_live_scores`).
+        ``models:/name@alias`` or ``models:/name/N``: log the scores of each forecast to the
+        MLflow run of the version of ``name`` that made it, as its batch run recorded
+        (:func:`forecast.batch.score_tracking.log_live_scores`); the table gets the column
+        ``model_version``.
     tracking_uri : str, optional
         The MLflow store.
 
@@ -250,19 +264,27 @@ def score_forecasts(
     )
     table = forecast_scores(tidy, special_days=special_days, timezone=zone)
     keys = ["origin", validation.ID_COLUMN] if validation.ID_COLUMN in table.columns else ["origin"]
-    meta = tidy.groupby(keys, sort=True)[["issue_date", "file"]].first().reset_index()
+    front = ["issue_date", "file", SHA_COLUMN]
+    meta = tidy.groupby(keys, sort=True)[front].first().reset_index()
     table = meta.merge(table, on=keys)
     result = ScoreResult(table)
     if backtest is not None:
         result.alert = live_alert(table, read_scores(backtest), window=window)
+    target = None
+    if model is not None:
+        # optional: only logging needs mlflow, seconds to import
+        from forecast.batch.score_tracking import live_target
+
+        target = live_target(table, model, tracking_uri)  # fails before anything is written
+        table.insert(len(keys) + len(front), VERSION_COLUMN, target.versions)  # after the sha
     if output is not None:
         write_atomic(table, Path(output))
         result.path = Path(output)
-    if model is not None:
-        # optional: only logging needs mlflow, seconds to import
-        from forecast.batch.score_tracking import log_live_scores
+    if target is not None:
+        from forecast.batch.score_tracking import log_live_scores  # optional: as above
 
-        result.logged = log_live_scores(table, model, tracking_uri, result.alert)
+        result.live = log_live_scores(table, target, alert=result.alert)
+        result.logged = result.live.total
     return result
 
 

@@ -7,6 +7,7 @@ import logging
 
 import pandas as pd
 
+from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.logs import LOGGER, batch_logging
 from forecast.batch.score import PROTOCOLS, score_forecasts
@@ -27,8 +28,10 @@ _DESCRIPTION = (
 
 _EPILOG = """\
 The scores of a forecast are those 'backtest' gives the same forecast: one scoring code.
-With --model models:/name@alias they are logged to that version's MLflow run as live_mape,
-live_mae, ... (step: the issue date), once per issue date. With --backtest (the backtest's
+With --model models:/name@alias each forecast's scores are logged to the MLflow run of the
+version that made it (as its 'forecast batch' run recorded; not the version the alias points
+at now) as live_mape, live_mae, ... (step: the issue date), once per issue date, and a link
+to the runs sorted by live MAPE is printed. With --backtest (the backtest's
 scores per forecast) the alert rule applies: the mean MAPE of the last --window scored
 forecasts above every rolling mean of --window forecasts of the backtest logs an ALERT line
 and exits with 3.
@@ -79,8 +82,8 @@ def add_score_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
     add("--special-days", default=None, metavar="SPEC", help="mark special days: holidays-DE")
     add("--backtest", default=None, metavar="FILE", help="backtest scores per forecast")
     add("--window", type=int, default=7, help="forecasts in the alert's rolling mean (7)")
-    add("--model", default=None, help="models:/name@alias or models:/name/N to log to")
-    add("--tracking-uri", default=None, help="MLflow store (default: $MLFLOW_TRACKING_URI)")
+    add_model_argument(parser, "models:/name@alias or models:/name/N to log to", required=False)
+    add_tracking_arguments(parser)
     parser.set_defaults(func=_cmd_score)
     return parser
 
@@ -112,12 +115,22 @@ def _cmd_score(args: argparse.Namespace) -> int:
         counts = table["status"].value_counts()
         summary = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("scored", "partial", "pending"))
         where = f"; wrote {result.path}" if result.path else ""
-        logged = f"; logged {result.logged} to {args.model}" if args.model else ""
+        logged = ""
+        if result.live is not None:
+            per = ", ".join(f"{n} to version {v}" for v, n in result.live.logged.items())
+            logged = f"; logged {per or 'nothing'} of {args.model}"
         _log.info("%d forecast(s): %s%s%s", len(table), summary, where, logged)
-        columns = ("issue_date", "id", "status", "n", "mape", "mae", "bias")
+        columns = ("issue_date", "id", "model_version", "status", "n", "mape", "mae", "bias")
         shown = [c for c in columns if c in table]
         with pd.option_context("display.width", 120, "display.max_rows", 60):
             print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        if result.live is not None and result.live.runs_url:
+            # optional: a link only where scores were logged (mlflow is imported by then)
+            from forecast.tracking._store import resolve_tracking_uri  # optional: as above
+            from forecast.tracking.views import runs_link_line  # optional: as above
+
+            uri = resolve_tracking_uri(args.tracking_uri)
+            print(runs_link_line("live MAPE", result.live.runs_url, uri))
         alert = result.alert
         if alert is not None:
             if alert.alert:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
+from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.logs import LOGGER, batch_logging
 from forecast.batch.update import UPDATE_EXPERIMENT, update_folder
@@ -51,7 +52,7 @@ def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add = parser.add_argument
-    add("--model", required=True, help="saved model folder or models:/name@alias")
+    add_model_argument(parser, "saved model folder or models:/name@alias")
     add("--input", required=True, help="latest data, CSV or Parquet (one series)")
     add("--output", required=True, help="folder of the updated model (may be --model)")
     add("--timezone", default=None, metavar="ZONE", help="read the input in this zone")
@@ -60,9 +61,7 @@ def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
     add("--learning-rate", type=float, default=None, help="neural: rate of the update")
     add("--patience", type=int, default=None, help="neural: early-stopping patience")
     add("--on-gap", choices=("raise", "restart"), default="raise", help="rows after a gap")
-    add("--tracking-uri", default=None, help="MLflow store (default: $MLFLOW_TRACKING_URI)")
-    add("--experiment", default=UPDATE_EXPERIMENT, help="experiment of update runs")
-    add("--no-track", action="store_true", help="do not log an MLflow run")
+    add_tracking_arguments(parser, runs="update", experiment=UPDATE_EXPERIMENT)
     add("--register", default=None, metavar="NAME", help="register the update as a version")
     add("--alias", default=None, help="alias pointed at the new version (with --register)")
     parser.set_defaults(func=_cmd_update)

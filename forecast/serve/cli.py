@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from forecast.batch.cli import OneLineParser
+from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -61,7 +62,7 @@ def add_serve_parser(
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL_URI", help="MLflow model URI or model folder")
+    add_model_argument(parser, "MLflow model URI or model folder", positional=True)
     parser.add_argument(
         "--host",
         default=DEFAULT_HOST,
@@ -74,10 +75,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_PORT,
         help=f"port (default: {DEFAULT_PORT}; 0: a free port, printed when listening)",
     )
-    parser.add_argument(
-        "--tracking-uri",
-        default=None,
-        help="MLflow store resolving models:/ and runs:/ (default: $MLFLOW_TRACKING_URI)",
+    add_tracking_arguments(
+        parser, "MLflow store resolving models:/ and runs:/ (default: $MLFLOW_TRACKING_URI)"
     )
     parser.add_argument("--device", default=None, help="cpu or cuda (default: as saved)")
     parser.add_argument(

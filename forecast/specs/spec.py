@@ -66,6 +66,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 
@@ -98,7 +99,10 @@ def run_spec(
     Progress goes to the ``forecast.*`` loggers (see :mod:`forecast.training.progress`). With
     ``[tracking] register``, the best model by ``select`` that can be logged as a pyfunc
     model is registered after the results are written (see
-    :func:`forecast.tracking.champion.register_champion`).
+    :func:`forecast.tracking.champion.register_champion`). A tracked run prints one line on
+    stdout: ``runs by <select>: <link>``, the experiment's runs in the MLflow UI sorted by the
+    selection metric (:func:`forecast.tracking.views.runs_link_line`; for a store without a
+    server, the ``mlflow ui`` command to start first).
 
     Parameters
     ----------
@@ -166,6 +170,12 @@ def run_spec(
             select=tracking.get("select", DEFAULT_SELECT),
             history=data,
         )
+    if tracker is not None and tracker.runs_url:
+        from forecast.tracking.views import runs_link_line  # optional: as above
+
+        query = parse_qs(urlsplit(tracker.runs_url.split("#", 1)[-1]).query)
+        label = query["viewStateShareKey"][0].removeprefix("forecast-by-")  # select, else metric 1
+        print(runs_link_line(label, tracker.runs_url, tracker.uri), flush=True)
     return table
 
 

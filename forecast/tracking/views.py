@@ -15,7 +15,8 @@ What the MLflow UI (3.17) reads from a link, found in its built sources
   A view holds the search facets *and* the selected columns, so the link shows the metric.
 
 :func:`runs_view_url` writes such a view (sorted by a metric, the metric and the
-``best_model`` tag as columns) and returns the link with ``workflowType=machine_learning``.
+``best_model`` tag as columns) and returns the link with ``workflowType=machine_learning``;
+:func:`runs_link_line` is the line ``forecast run`` and ``forecast score`` print with it.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlparse
 
 if TYPE_CHECKING:
     from mlflow import MlflowClient
 
-__all__ = ["runs_view_url", "ui_base_url", "view_state"]
+__all__ = ["runs_link_line", "runs_view_url", "ui_base_url", "view_state"]
 
 VIEW_TAG_PREFIX = "mlflow.sharedViewState."
 DEFAULT_UI_URL = "http://127.0.0.1:5000"  # where ``mlflow ui`` and ``mlflow server`` listen
@@ -140,3 +142,41 @@ def runs_view_url(
     base = base_url.rstrip("/") if base_url else ui_base_url(client.tracking_uri)
     query = urlencode({"workflowType": "machine_learning", "viewStateShareKey": key})
     return f"{base}/#/experiments/{quote(str(experiment_id))}/runs?{query}"
+
+
+def _absolute_store(tracking_uri: str) -> str:
+    """Return ``tracking_uri`` with a relative database file or folder made absolute."""
+    prefix = "sqlite:///"
+    if tracking_uri.startswith(prefix):
+        rest = tracking_uri[len(prefix) :]
+        return prefix + str(Path(rest).resolve()) if rest and rest != ":memory:" else tracking_uri
+    parsed = urlparse(tracking_uri)
+    if tracking_uri.startswith("databricks") or parsed.scheme not in ("", "file") or parsed.netloc:
+        return tracking_uri
+    return Path(parsed.path or tracking_uri).resolve().as_uri()
+
+
+def runs_link_line(label: str, url: str, tracking_uri: str) -> str:
+    """Return the one line that points a reader at a runs view.
+
+    Parameters
+    ----------
+    label : str
+        What the runs are sorted by, e.g. ``"mape"`` or ``"live MAPE"``.
+    url : str
+        The view's link (:func:`runs_view_url`).
+    tracking_uri : str
+        The store. A tracking server (``http(s)://``) serves the link itself; for a database
+        or a folder the line says which ``mlflow ui`` to start first (the store made
+        absolute, so it may be run from any folder).
+
+    Returns
+    -------
+    str
+        ``runs by <label>: <url>``, for a store without a server followed by
+        ``(start: mlflow ui --backend-store-uri <store>)``.
+    """
+    line = f"runs by {label}: {url}"
+    if tracking_uri.startswith(("http://", "https://")):
+        return line
+    return f"{line} (start: mlflow ui --backend-store-uri {_absolute_store(tracking_uri)})"

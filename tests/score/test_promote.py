@@ -49,11 +49,16 @@ def test_promote_moves_the_alias_and_logs_why(tmp_path, new_store, capsys):
     for alias in ("champion", "challenger"):
         run = track_fit(Naive(), frame, experiment="fits", tracking_uri=store, log_model=True)
         register(run.model_info.model_uri, "load", alias=alias, tracking_uri=store)
-    scores([3.0] * 6).to_csv(tmp_path / "champion.csv", index=False)
-    scores([2.0] * 6).to_csv(tmp_path / "challenger.csv", index=False)
+    client = MlflowClient(store)
+    for version, role, mape in (("1", "champion", 3.0), ("2", "challenger", 2.0)):
+        table = scores([mape] * 6).assign(file=[f"{role}-{k}.csv" for k in range(6)])
+        table["file_sha256"] = [f"{role}{k}" for k in range(6)]
+        table.to_csv(tmp_path / f"{role}.csv", index=False)
+        for sha in table["file_sha256"]:  # what forecast batch records of each file it wrote
+            tags = {"run_kind": "batch", "registered_model": "load", "model_version": version}
+            client.create_run("0", tags={**tags, "output_sha256": sha})
     args = ["promote", "load", "--champion-scores", str(tmp_path / "champion.csv")]
     args += ["--challenger-scores", str(tmp_path / "challenger.csv"), "--tracking-uri", store]
-    client = MlflowClient(store)
     assert main([*args, "--min-days", "7"]) == 0
     assert "the rule asks 7; not promoted" in capsys.readouterr().err
     assert str(client.get_model_version_by_alias("load", "champion").version) == "1"

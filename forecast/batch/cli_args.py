@@ -1,0 +1,76 @@
+"""The model and MLflow-store options every command of the daily loop shares.
+
+``forecast batch``, ``score``, ``update``, ``promote`` and ``serve`` name a model (a folder or
+an MLflow URI) and the MLflow store; :func:`add_model_argument` and
+:func:`add_tracking_arguments` declare those options once, each command passing its own help
+line. This module imports nothing but :mod:`argparse`: ``forecast --help`` and usage errors
+never wait for pandas, torch or MLflow.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["TRACKING_URI_HELP", "add_model_argument", "add_tracking_arguments"]
+
+TRACKING_URI_HELP = "MLflow store (default: $MLFLOW_TRACKING_URI)"
+
+
+def add_model_argument(
+    parser: argparse.ArgumentParser,
+    help: str,
+    *,
+    positional: bool = False,
+    required: bool = True,
+) -> None:
+    """Add the model option: ``--model URI`` (``args.model``), or a positional ``MODEL_URI``.
+
+    Parameters
+    ----------
+    parser : ArgumentParser
+        The command's parser.
+    help : str
+        The command's help line (what the model may be, what it is used for).
+    positional : bool
+        A positional argument shown as ``MODEL_URI`` (``forecast serve``) instead of
+        ``--model``.
+    required : bool
+        ``--model`` must be given; when False it defaults to None. Ignored for a positional.
+    """
+    if positional:
+        parser.add_argument("model", metavar="MODEL_URI", help=help)
+    elif required:
+        parser.add_argument("--model", required=True, help=help)
+    else:
+        parser.add_argument("--model", default=None, help=help)
+
+
+def add_tracking_arguments(
+    parser: argparse.ArgumentParser,
+    help: str = TRACKING_URI_HELP,
+    *,
+    runs: str | None = None,
+    experiment: str | None = None,
+) -> None:
+    """Add ``--tracking-uri``; for a command that logs runs, ``--experiment`` and ``--no-track``.
+
+    Parameters
+    ----------
+    parser : ArgumentParser
+        The command's parser.
+    help : str
+        Help line of ``--tracking-uri`` (default :data:`TRACKING_URI_HELP`).
+    runs : str, optional
+        What the command's runs are (``"batch"``, ``"update"``): with it ``--experiment``
+        (help ``experiment of <runs> runs``, default ``experiment``) and ``--no-track`` are
+        added too.
+    experiment : str, optional
+        Default experiment of the runs (with ``runs``).
+    """
+    parser.add_argument("--tracking-uri", default=None, help=help)
+    if runs is None:
+        return
+    if experiment is None:
+        raise ValueError(f"add_tracking_arguments: runs={runs!r} needs the default experiment")
+    parser.add_argument("--experiment", default=experiment, help=f"experiment of {runs} runs")
+    parser.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
