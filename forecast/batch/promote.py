@@ -2,16 +2,24 @@
 
 The challenger forecasts in shadow: ``forecast batch --model models:/name@challenger`` writes
 its forecasts to a file pattern of its own (nothing serves them) and ``forecast score`` scores
-them as it scores the champion's. :func:`promotion_decision` is the rule: over the issue dates
-both have scored (status ``scored``), at least ``min_days`` of them, the challenger's mean
-``metric`` must be below the champion's by more than ``margin`` (a fraction: 0.02 asks for 2 %
-less error). A live record is that of one exact version: :func:`promote` counts only the
-forecasts the champion's version made and those the challenger's version made (the versions
-the aliases point at now; which version made a forecast is what its batch run recorded,
-:func:`forecast.batch.versions.forecast_versions`), so days of an earlier challenger or an
-earlier champion never fill the rule's days. When the rule is met the champion alias moves to
-the challenger's version; either way the reason is logged and set as the tags
-``promotion_decision`` and ``promotion_reason`` of the registered model.
+them as it scores the champion's. :func:`promotion_decision` is the rule; the question it
+answers is "would serving the challenger have beaten what we served?". Over the issue dates
+both records have scored (status ``scored``), at least ``min_days`` of them, the challenger's
+mean ``metric`` must be below the champion's by more than ``margin`` (a fraction: 0.02 asks
+for 2 % less error). The two records are not alike (:func:`promote`):
+
+- the challenger's record is that of its exact version, the one that would be promoted: days
+  an earlier challenger, or the same challenger before an update, forecast never count;
+- the champion's record is the served one: every forecast made under the champion alias, by
+  whichever version was champion that day (the weekly ``forecast update`` makes a new version
+  every week), and those of a version named by number (a missed day recovered by hand).
+
+Which version made a forecast, and under which alias, is what its batch run recorded
+(:func:`forecast.batch.versions.forecast_records`). A challenger version that is the
+champion, or has served as champion, is not promoted again: after a promotion the challenger
+alias needs a new candidate. When the rule is met the champion alias moves to the challenger's
+version; either way the reason is logged and set as the tags ``promotion_decision`` and
+``promotion_reason`` of the registered model.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import pandas as pd
 from forecast.batch.files import BatchError
 from forecast.batch.logs import LOGGER
 from forecast.batch.score import read_scores
-from forecast.batch.versions import forecast_versions
+from forecast.batch.versions import ALIAS_COLUMN, VERSION_COLUMN, forecast_records
 
 __all__ = ["Decision", "promote", "promotion_decision"]
 
@@ -43,13 +51,16 @@ class Decision:
     promote : bool
         Whether the challenger takes the champion's place.
     days : int
-        Issue dates both have scored.
+        Issue dates both records have scored (the shared days).
     champion, challenger : float
         Mean ``metric`` of each over those dates (NaN without any).
     reason : str
-        One line: the figures and the rule.
+        One line: the figures, the versions and the rule.
     own_days : tuple of int
         Scored days of the champion's and of the challenger's records (each counted alone).
+    served : tuple of str
+        The versions that served the shared days (of the whole served record without any);
+        empty without versions.
     """
 
     promote: bool
@@ -58,6 +69,7 @@ class Decision:
     challenger: float
     reason: str
     own_days: tuple[int, int] = (0, 0)
+    served: tuple[str, ...] = ()
 
 
 def promotion_decision(
@@ -67,7 +79,7 @@ def promotion_decision(
     min_days: int = 28,
     margin: float = 0.0,
     metric: str = "mape",
-    versions: tuple[str, str] | None = None,
+    versions: tuple[str | None, str] | None = None,
 ) -> Decision:
     """Apply the promotion rule to the live scores of champion and challenger.
 
@@ -81,9 +93,13 @@ def promotion_decision(
         Fraction of the champion's error the challenger must be below it by.
     metric : str
         Column compared (lower is better).
-    versions : tuple of str, optional
-        ``(champion version, challenger version)``: count only the rows of each table whose
-        ``model_version`` is that version (the forecasts that exact version made).
+    versions : tuple, optional
+        ``(the version the champion alias points at now, the challenger's version)``; both
+        tables then need ``model_version`` (the version that made each forecast). The
+        challenger's record is the rows of its version only; the champion's is every row with
+        a version (the served record, whichever version served; leave out beforehand the rows
+        that were not served). A challenger version that is the champion's, or that served a
+        day of the champion's table, is not promoted.
 
     Returns
     -------
@@ -93,19 +109,28 @@ def promotion_decision(
         raise ValueError(f"min_days must be a positive int, got {min_days!r}")
     if not 0 <= margin < 1:
         raise ValueError(f"margin must be in [0, 1), got {margin!r}")
-    scored = []
     wanted = ("issue_date", "status", metric) + (("model_version",) if versions else ())
-    for k, (name, table) in enumerate((("champion", champion), ("challenger", challenger))):
+    records = []
+    for name, table in (("champion", champion), ("challenger", challenger)):
         missing = [c for c in wanted if c not in table.columns]
         if missing:
             raise ValueError(f"{name} scores lack the column(s) {missing}")
-        done = table[table["status"] == "scored"]
         if versions is not None:
-            done = done[done["model_version"].astype(object).map(_text) == str(versions[k])]
+            version = table["model_version"].astype(object).map(_text)
+            keep = version.notna() if name == "champion" else version == str(versions[1])
+            table = table.assign(model_version=version)[keep]
+        records.append(table)
+    served_ever = set(records[0]["model_version"].dropna()) if versions else set()
+    scored = []
+    for name, table in zip(("champion", "challenger"), records, strict=True):
+        done = table[table["status"] == "scored"]
         if done["issue_date"].duplicated().any():
             raise ValueError(f"{name} scores hold an issue date twice (several series?)")
-        scored.append(done.set_index(done["issue_date"].astype(str))[metric].astype(float))
-    both = pd.concat(scored, axis=1, keys=["champion", "challenger"], join="inner").dropna()
+        scored.append(done.set_index(done["issue_date"].astype(str)))
+    both = pd.concat(
+        [scored[0][metric].astype(float), scored[1][metric].astype(float)],
+        axis=1, keys=["champion", "challenger"], join="inner",
+    ).dropna()  # fmt: skip
     days = len(both)
     means = (
         (float(both["champion"].mean()), float(both["challenger"].mean()))
@@ -113,20 +138,35 @@ def promotion_decision(
         else (math.nan, math.nan)
     )
     own = (len(scored[0]), len(scored[1]))
-    figures = f"{metric} {means[1]:.4g} (challenger) vs {means[0]:.4g} (champion)"
-    figures += f" over {days} day(s)"
-    if versions is not None:
-        figures += (
-            f" both versions forecast and scored (of {own[1]} scored day(s) of the challenger's "
-            f"version and {own[0]} of the champion's)"
+    served: tuple[str, ...] = ()
+    if versions is None:
+        figures = f"champion {metric} {means[0]:.4g} vs challenger {metric} {means[1]:.4g}"
+    else:
+        on_shared = scored[0].loc[both.index, "model_version"] if days else served_ever
+        served = tuple(sorted(set(on_shared), key=_order))
+        named = f"version{'s' if len(served) > 1 else ''} {', '.join(served)} served"
+        figures = (
+            f"champion ({named if served else 'nothing served'}) {metric} {means[0]:.4g} vs "
+            f"challenger version {versions[1]} {metric} {means[1]:.4g}"
         )
+    figures += f" over {days} shared day(s)"
+    if versions is not None:
+        counts = f"{own[0]} day(s) of the served record, {own[1]} of the challenger's version"
+        figures += f" (scored: {counts})"
+        new = str(versions[1])
+        if new == _text(versions[0]) or new in served_ever:
+            reason = (
+                f"{figures}: challenger version {new} is the champion or has served as "
+                "champion; point the challenger alias at a new candidate; not promoted"
+            )
+            return Decision(False, days, *means, reason, own, served)
     if days < min_days:
         reason = f"{figures}: the rule asks {min_days}; not promoted"
-        return Decision(False, days, *means, reason, own)
+        return Decision(False, days, *means, reason, own, served)
     better = means[1] < means[0] * (1 - margin)
     rule = f"the rule asks the challenger below the champion by more than {margin:.0%}"
     verdict = "promoted" if better else "not promoted"
-    return Decision(better, days, *means, f"{figures}; {rule}: {verdict}", own)
+    return Decision(better, days, *means, f"{figures}; {rule}: {verdict}", own, served)
 
 
 def _text(value: object) -> str | None:
@@ -136,6 +176,11 @@ def _text(value: object) -> str | None:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _order(version: str) -> tuple[int, str]:
+    """Sort key of a version: numerically where it is a number."""
+    return (int(version), "") if version.isdigit() else (1 << 62, version)
 
 
 def promote(
@@ -156,10 +201,15 @@ def promote(
     name : str
         Registered model.
     champion_scores, challenger_scores : str or path-like
-        The ``forecast score --output`` tables of the champion's and the challenger's
-        forecasts. Of each only the forecasts of the version its alias points at count: the
-        version a forecast's batch run recorded for its file (``file_sha256``); a forecast no
-        batch run of the store records counts for neither.
+        The ``forecast score --output`` tables of the champion's (served) and the
+        challenger's (shadow) forecasts. The version that made each forecast and the alias it
+        was run under are those its batch run recorded for its file (``file_sha256``). Of the
+        champion's table the served record counts: the forecasts run under the ``champion``
+        alias, by whichever version, and those of a version named by number
+        (``models:/name/N``, a recovered day); a forecast run under another alias is left out
+        with a warning. Of the challenger's table only the forecasts of the version the
+        ``challenger`` alias points at now count. A forecast no batch run of the store records
+        counts for neither.
     champion, challenger : str
         The aliases.
     min_days, margin : int, float
@@ -193,19 +243,32 @@ def promote(
         new = str(client.get_model_version_by_alias(name, challenger).version)
         for role, table in tables.items():
             try:
-                table["model_version"] = forecast_versions(client, name, table)
+                records = forecast_records(client, name, table)
             except BatchError as err:
                 raise BatchError(f"{role} scores {paths[role]}: {err}") from None
+            table[VERSION_COLUMN] = records[VERSION_COLUMN]
+            if role == "champion":
+                aliases = records[ALIAS_COLUMN]
+                other = aliases.notna() & (aliases != champion) & table[VERSION_COLUMN].notna()
+                if other.any():
+                    dates = ", ".join(map(str, table.loc[other, "issue_date"]))
+                    _log.warning(
+                        "%d forecast(s) of %s were run under another alias than %s, not "
+                        "counted as served (issued %s)",
+                        int(other.sum()), champion_scores, champion, dates,
+                    )  # fmt: skip
+                    tables[role] = table[~other]
     except MlflowException as err:
         raise BatchError(f"model {name}: {str(err).splitlines()[0]}; nothing was changed") from None
     decision = promotion_decision(
         tables["champion"], tables["challenger"], min_days=min_days, margin=margin,
         versions=(old, new),
     )  # fmt: skip
-    reason = f"{challenger} version {new} vs {champion} version {old}: {decision.reason}"
-    decision.reason = reason
+    reason = decision.reason
     if decision.promote:
         client.set_registered_model_alias(name, champion, str(new))
+        reason += f" ({champion} alias moved from version {old} to {new})"
+    decision.reason = reason
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     client.set_registered_model_tag(name, "promotion_decision", f"{stamp} {reason}")
     client.set_model_version_tag(name, str(new), "promotion_reason", reason)

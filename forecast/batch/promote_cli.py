@@ -15,13 +15,17 @@ __all__ = ["add_promote_parser"]
 _log = logging.getLogger(LOGGER)
 
 _EPILOG = """\
-The rule: over the issue dates both forecasts have scored (status 'scored' in both tables),
-at least --min-days of them, the challenger's mean MAPE must be below the champion's by more
-than --margin (0.02: 2 %). Only the forecasts of the exact versions the aliases point at now
-count (the version each forecast's batch run recorded for its file): days of an earlier
-challenger or champion version never fill the rule's days. Then the champion alias moves to
-the challenger's version. Either way one INFO line says why, and the registered model's tag
-promotion_decision keeps it.
+The rule asks "would serving the challenger have beaten what we served?". Over the issue
+dates both records have scored (status 'scored' in both), at least --min-days of them, the
+challenger's mean MAPE must be below the champion's by more than --margin (0.02: 2 %). The
+challenger's record is its exact version's (the version its alias points at now): days of an
+earlier challenger, or of the same one before an update, never count. The champion's record is
+the served one: every forecast run under the champion alias, by whichever version was
+champion that day (weekly updates make a new version every week), and those of a version
+named by number. Which version and alias made a forecast is what its batch run recorded for
+its file. A challenger version that is or was champion is not promoted again. Then the
+champion alias moves to the challenger's version. Either way one INFO line says why, with the
+versions involved, and the registered model's tag promotion_decision keeps it.
 
 exit codes:
   0   decided (promoted or not: the log line says which)

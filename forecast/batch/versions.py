@@ -1,13 +1,16 @@
 """Which registered model version made a stored forecast: the record of its batch run.
 
 ``forecast batch --model models:/name@alias`` resolves the alias before it loads the model and
-logs the run with the tags ``registered_model``, ``model_version`` and ``output_sha256`` (the
-SHA-256 of the file it wrote) and the param ``output`` (its absolute path). A forecast file is
+logs the run with the tags ``registered_model``, ``model_version``, ``model_alias`` (the alias
+it resolved; none for ``models:/name/N``) and ``output_sha256`` (the SHA-256 of the file it
+wrote) and the param ``output`` (its absolute path). A forecast file is
 matched to its batch run by its bytes, so the version of a forecast is the one that made it,
 whatever the alias points at when the forecast is scored or a promotion is decided; a file
 that no batch run of the store records (``--no-track``, another store, edited by hand) has no
 version. When runs of several versions wrote the same bytes, the run that wrote this path
-wins, then the latest.
+wins, then the latest. :func:`forecast_versions` gives the version of each forecast,
+:func:`forecast_records` the version and the alias (``forecast promote`` counts the champion's
+served record by the alias).
 
 Everything here needs MLflow: :mod:`forecast.batch.score_tracking` and
 :mod:`forecast.batch.promote` import it when they talk to a store.
@@ -23,10 +26,18 @@ import pandas as pd
 
 from forecast.batch.files import BatchError
 
-__all__ = ["SHA_COLUMN", "VERSION_COLUMN", "batch_records", "forecast_versions"]
+__all__ = [
+    "ALIAS_COLUMN",
+    "SHA_COLUMN",
+    "VERSION_COLUMN",
+    "batch_records",
+    "forecast_records",
+    "forecast_versions",
+]
 
 SHA_COLUMN = "file_sha256"  # of a scores table: the SHA-256 of the forecast file scored
 VERSION_COLUMN = "model_version"  # the version that made the forecast (None: not recorded)
+ALIAS_COLUMN = "model_alias"  # the alias the batch resolved (None: a version named by number)
 _PAGE = 1000
 
 
@@ -41,7 +52,10 @@ def _pages(search: Any, **kwargs: Any) -> Iterator[Any]:
             return
 
 
-def batch_records(client: Any, name: str) -> dict[str, list[tuple[str, str, int]]]:
+_Record = tuple[str, str, int, str | None]  # output path, version, start time in ms, alias
+
+
+def batch_records(client: Any, name: str) -> dict[str, list[_Record]]:
     """Return the batch runs of registered model ``name`` by the SHA-256 of the file written.
 
     Parameters
@@ -54,29 +68,33 @@ def batch_records(client: Any, name: str) -> dict[str, list[tuple[str, str, int]
     Returns
     -------
     dict
-        ``output_sha256 -> [(output path, model version, start time in ms), ...]``.
+        ``output_sha256 -> [(output path, model version, start time in ms, alias), ...]``,
+        the alias None for a batch of ``models:/name/N``.
     """
     if "'" in name:
         raise BatchError(f"registered model name {name!r}: a quote cannot be searched for")
     experiments = [e.experiment_id for e in _pages(client.search_experiments)]
     where = f"tags.run_kind = 'batch' and tags.registered_model = '{name}'"
-    records: dict[str, list[tuple[str, str, int]]] = {}
+    records: dict[str, list[_Record]] = {}
     for run in _pages(client.search_runs, experiment_ids=experiments, filter_string=where):
         tags = run.data.tags
         sha, version = tags.get("output_sha256"), tags.get("model_version")
         if sha and version:
             path = run.data.params.get("output", "")
-            records.setdefault(sha, []).append((path, str(version), run.info.start_time or 0))
+            record = (path, str(version), run.info.start_time or 0, tags.get("model_alias"))
+            records.setdefault(sha, []).append(record)
     return records
 
 
-def _version(records: list[tuple[str, str, int]], file: str) -> str | None:
+def _record(records: list[_Record], file: str) -> tuple[str | None, str | None]:
+    """``(version, alias)`` of the run that wrote ``file``: this path's, then the latest."""
     if not records:
-        return None
-    if len({version for _, version, _ in records}) > 1:
+        return None, None
+    if len({(version, alias) for _, version, _, alias in records}) > 1:
         here = str(Path(file).resolve())
         records = [r for r in records if r[0] == here] or records
-    return max(records, key=lambda record: record[2])[1]
+    found = max(records, key=lambda record: record[2])
+    return found[1], found[3]
 
 
 def forecast_versions(client: Any, name: str, table: pd.DataFrame) -> pd.Series:
@@ -103,6 +121,33 @@ def forecast_versions(client: Any, name: str, table: pd.DataFrame) -> pd.Series:
     BatchError
         The table lacks ``file_sha256`` (scored by an older ``forecast score``).
     """
+    return forecast_records(client, name, table)[VERSION_COLUMN]
+
+
+def forecast_records(client: Any, name: str, table: pd.DataFrame) -> pd.DataFrame:
+    """Return the version of ``name`` that made each forecast and the alias it was run under.
+
+    Parameters
+    ----------
+    client : MlflowClient
+        Client of the store.
+    name : str
+        Registered model.
+    table : DataFrame
+        Scores per forecast with the columns ``file`` and ``file_sha256``.
+
+    Returns
+    -------
+    DataFrame
+        Aligned with ``table``, the columns ``model_version`` (as in
+        :func:`forecast_versions`) and ``model_alias``: the alias the batch resolved, None for
+        a batch of ``models:/name/N`` and for a forecast no batch run records.
+
+    Raises
+    ------
+    BatchError
+        The table lacks ``file_sha256`` or ``file``.
+    """
     if SHA_COLUMN not in table.columns or "file" not in table.columns:
         raise BatchError(
             f"the scores have no {SHA_COLUMN} column, so the version of each forecast is not "
@@ -110,7 +155,8 @@ def forecast_versions(client: Any, name: str, table: pd.DataFrame) -> pd.Series:
         )
     records = batch_records(client, name)
     found = [
-        _version(records.get(str(sha), []), str(file))
+        _record(records.get(str(sha), []), str(file))
         for sha, file in zip(table[SHA_COLUMN], table["file"], strict=True)
     ]
-    return pd.Series(found, index=table.index, dtype=object, name=VERSION_COLUMN)
+    columns = [VERSION_COLUMN, ALIAS_COLUMN]
+    return pd.DataFrame(found or None, index=table.index, columns=columns, dtype=object)

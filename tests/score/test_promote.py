@@ -64,7 +64,8 @@ def test_promote_moves_the_alias_and_logs_why(tmp_path, new_store, capsys):
     assert str(client.get_model_version_by_alias("load", "champion").version) == "1"
     assert main([*args, "--min-days", "6", "--margin", "0.1"]) == 0
     err = capsys.readouterr().err
-    assert "challenger version 2 vs champion version 1: mape 2 (challenger) vs 3" in err
+    assert "champion (version 1 served) mape 3 vs challenger version 2 mape 2 over 6 shared" in err
+    assert "(champion alias moved from version 1 to 2)" in err
     assert str(client.get_model_version_by_alias("load", "champion").version) == "2"
     assert "promoted" in client.get_registered_model("load").tags["promotion_decision"]
     assert main([*args[:1], "nothing", *args[2:]]) == 1

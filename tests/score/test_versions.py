@@ -2,8 +2,9 @@
 
 ``forecast batch --model models:/name@alias`` records the version it used with the SHA-256 of
 the file it wrote. ``forecast score`` logs each forecast's scores to that version's run (not to
-the version the alias points at when scoring runs), and ``forecast promote`` counts only the
-days each alias's exact version forecast and scored.
+the version the alias points at when scoring runs). ``forecast promote`` compares the
+challenger's exact version with the served record: every forecast of the champion alias, by
+whichever version was champion that day.
 """
 
 from __future__ import annotations
@@ -41,10 +42,14 @@ def register_version(store: str, estimator, data: pd.DataFrame, alias: str) -> s
 
 
 def batch(store: str, data: pd.DataFrame, alias: str, day: int, pattern: str, folder) -> None:
-    """``forecast batch`` of day ``FIRST + day`` from the data observed by 12:00 on D-1."""
+    """``forecast batch`` of day ``FIRST + day`` from the data observed by 12:00 on D-1.
+
+    ``alias`` is an alias of ``load`` or, as ``/N``, its version N named by number.
+    """
     issue = FIRST + pd.Timedelta(days=day) - pd.Timedelta("12h")
     latest = write(data.loc[: issue - pd.Timedelta("1h")], folder / "latest.csv")
-    args = ["batch", "--model", f"models:/load@{alias}", "--input", latest, "--output", pattern]
+    model = f"models:/load{alias}" if alias.startswith("/") else f"models:/load@{alias}"
+    args = ["batch", "--model", model, "--input", latest, "--output", pattern]
     args += ["--timezone", ZONE, "--horizon", "day-ahead", "--tracking-uri", store]
     assert main([*args, "--issue-time", str(issue)]) == 0
 
@@ -113,22 +118,29 @@ def test_scores_go_to_the_version_that_made_each_forecast(tmp_path, new_store, c
     assert f"logged 0 to version {second} of models:/load@champion" in err
 
 
-def test_promotion_counts_only_the_days_of_each_exact_version(tmp_path, new_store, capsys):
+def test_the_served_record_spans_weekly_updates_the_challenger_counts_its_version(
+    tmp_path, new_store, capsys
+):
     from mlflow import MlflowClient
 
     from forecast import Naive, SeasonalNaive
 
     store, data = new_store("promote-versions"), hourly()
     seen = data.loc[: FIRST - pd.Timedelta("13h")]
-    champion = register_version(store, Naive(), seen, "champion")
+    first = register_version(store, Naive(), seen, "champion")
     earlier = register_version(store, SeasonalNaive("1D"), seen, "challenger")
     forecasts = str(tmp_path / "forecasts" / "{date}.csv")
     shadow = str(tmp_path / "shadow" / "{date}.csv")
     for day in range(6):
-        batch(store, data, "champion", day, forecasts, tmp_path)
-        if day == 4:  # a new challenger takes the earlier one's place
+        if day == 2:  # the challenger updated: a new version, its record restarts
             challenger = register_version(store, SeasonalNaive("1D"), seen, "challenger")
+        if day == 3:  # the weekly update of the champion: a new version under the alias
+            second = register_version(store, Naive(), seen, "champion")
+        # day 5 missed and recovered by hand with the champion's version named by number
+        batch(store, data, f"/{second}" if day == 5 else "champion", day, forecasts, tmp_path)
         batch(store, data, "challenger", day, shadow, tmp_path)
+    # a forecast of another alias written over the served pattern is not served record
+    batch(store, data, "challenger", 6, forecasts, tmp_path)
     actuals = write(data, tmp_path / "actuals.csv")
     common = ["--actuals", actuals, "--timezone", ZONE, "--protocol", "day-ahead"]
     for pattern, name in ((forecasts, "champion"), (shadow, "challenger")):
@@ -138,23 +150,31 @@ def test_promotion_counts_only_the_days_of_each_exact_version(tmp_path, new_stor
     promote += ["--challenger-scores", str(tmp_path / "challenger.csv"), "--tracking-uri", store]
     client = MlflowClient(store)
     capsys.readouterr()
-    # the challenger alias has 6 scored days, of which its version forecast 2: too few for 3
-    assert main([*promote, "--min-days", "3"]) == 0
+    # shared days: 2..5, served by both champion versions; the earlier challenger's 0..1 not
+    assert main([*promote, "--min-days", "5"]) == 0
     err = capsys.readouterr().err
-    assert f"challenger version {challenger} vs champion version {champion}" in err
-    assert "over 2 day(s) both versions forecast and scored (of 2 scored day(s)" in err
-    assert "and 6 of the champion's): the rule asks 3; not promoted" in err
-    assert str(client.get_model_version_by_alias("load", "champion").version) == champion
-    assert earlier != challenger
-    # a champion updated since: its new version has no scored day of its own
-    update = register_version(store, Naive(), seen, "champion")
-    assert main([*promote, "--min-days", "2"]) == 0
+    assert "WARNING forecast.batch: 1 forecast(s) of" in err
+    assert "run under another alias than champion, not counted as served" in err
+    assert "(issued 2024-05-11)" in err
+    head = f"champion (versions {first}, {second} served) mape "
+    assert head in err and f" vs challenger version {challenger} mape " in err
+    counts = "(scored: 6 day(s) of the served record, 4 of the challenger's version)"
+    assert f"over 4 shared day(s) {counts}: the rule asks 5; not promoted" in err
+    assert str(client.get_model_version_by_alias("load", "champion").version) == second
+    assert earlier not in (first, second, challenger)
+    assert main([*promote, "--min-days", "4"]) == 0
     err = capsys.readouterr().err
-    assert f"vs champion version {update}: mape nan (challenger) vs nan (champion) over 0" in err
-    client.set_registered_model_alias("load", "champion", champion)
-    assert main([*promote, "--min-days", "2"]) == 0
+    assert head in err and "over 4 shared day(s)" in err
+    assert f": promoted (champion alias moved from version {second} to {challenger})" in err
+    assert str(client.get_model_version_by_alias("load", "champion").version) == challenger
+    tag = client.get_registered_model("load").tags["promotion_decision"]
+    assert f"champion (versions {first}, {second} served)" in tag
+    tag = client.get_model_version("load", challenger).tags["promotion_reason"]
+    assert tag.endswith(f"to {challenger})")
+    # promoted once: the challenger alias needs a new candidate before the next promotion
+    assert main([*promote, "--min-days", "4"]) == 0
     err = capsys.readouterr().err
-    assert "over 2 day(s)" in err and ": promoted" in err
+    assert f"challenger version {challenger} is the champion or has served as champion" in err
     assert str(client.get_model_version_by_alias("load", "champion").version) == challenger
     # scores of an older forecast score (no file_sha256): refused, nothing changed
     pd.read_csv(tmp_path / "champion.csv").drop(columns="file_sha256").to_csv(
@@ -175,6 +195,20 @@ def test_the_rule_filters_each_table_to_its_version():
     exact = promotion_decision(champion, challenger, min_days=3, versions=("1", "3"))
     assert not exact.promote and exact.days == 2 and exact.own_days == (6, 2)
     assert "the rule asks 3; not promoted" in exact.reason
+    # the served record: whichever version served; a day no batch run records is left out
+    served = champion.assign(model_version=["1", "1", None, "4", "4", "4"], mape=3.0)
+    across = promotion_decision(served, challenger, min_days=2, versions=("4", "3"))
+    assert across.promote and across.days == 2 and across.served == ("4",)
+    wide = challenger.assign(model_version="7")
+    decision = promotion_decision(served, wide, min_days=5, versions=("4", "7"))
+    assert decision.promote and decision.days == 5 and decision.served == ("1", "4")
+    assert decision.reason.startswith("champion (versions 1, 4 served) mape 3 vs challenger ")
+    assert "version 7 mape 2 over 5 shared day(s) (scored: 5 day(s) of the served record, 6 of" in (
+        decision.reason
+    )
+    assert not promotion_decision(served, wide, min_days=6, versions=("4", "7")).promote
+    again = promotion_decision(served, challenger.assign(model_version="1"), versions=("4", "1"))
+    assert not again.promote and "version 1 is the champion or has served" in again.reason
     numeric = challenger.assign(model_version=[2.0] * 4 + [3.0] * 2)  # as a CSV reads them
     assert promotion_decision(champion, numeric, min_days=2, versions=("1", "3")).promote
     with pytest.raises(ValueError, match=r"champion scores lack the column\(s\) \['model_version'"):
