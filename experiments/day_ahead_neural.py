@@ -12,16 +12,26 @@ here); ``--period test`` trains on 2019-2022 and scores 2023 (reported once per 
     python experiments/day_ahead_neural.py all --period test --seeds 0 1 2 --out results/x.csv
     python experiments/day_ahead_neural.py hopfield --period test --with-linear 0.7
     python experiments/day_ahead_neural.py external --period val --set column=forecast debias=3D
+    python experiments/day_ahead_neural.py referenced-hopfield --period val --reference linear \
+        --set horizon=38
 
 Model ``external`` is :class:`forecast.ExternalForecast`: the grid operators' day-ahead forecast
 column (published by 10:00 on D-1, before the issue time), with ``debias`` shifted by its mean
 error over the observed window before each issue time.
 
+``--reference linear`` (``linear-14d``, ``boosted``) passes
+``reference_model=LinearLagForecaster(...)`` (with ``seasonal_lags=("1D", "7D", "14D")``;
+``BoostedLagForecaster``) with the calendar settings of the LinearLag row to a network with a
+reference model (``referenced-hopfield``, ``referenced-transformer``): the network learns the
+residual of that forecast.
+
 ``--with-linear W`` scores ``EnsembleForecaster`` of ``LinearLagForecaster`` (weight ``W``, same
 calendar settings) and the neural model (weight ``1 - W``).
 
-Prints one row per (model, seed) and the mean over seeds: MAPE, MAE, RMSE, bias (MW), fit
-seconds and peak RSS of the process.
+Prints one row per (model, seed) and the mean over seeds: MAPE, MAE, RMSE, bias (MW), MAPE on
+the special days and on the other days (``forecast.frames.special_days.special_mask`` with
+``"holidays-DE"``: a public holiday or bridge day in any state, or 24 Dec - 1 Jan), fit seconds
+and peak RSS of the process.
 """
 
 from __future__ import annotations
@@ -36,9 +46,11 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from forecast import EnsembleForecaster, LinearLagForecaster
+from forecast import BoostedLagForecaster, EnsembleForecaster, LinearLagForecaster
 from forecast.datasets import german_load
+from forecast.evaluation import metrics
 from forecast.evaluation.backtest import backtest
+from forecast.frames.special_days import special_mask
 from forecast.models import get_estimator
 
 TZ = "Europe/Berlin"
@@ -97,6 +109,12 @@ def run(
         target="actual",
     )
     m = result.metrics.loc["overall"]
+    f = result.forecasts
+    special = special_mask(f["time"], "holidays-DE", TZ)  # holiday or bridge day in any state
+    by_day = {
+        f"mape_{kind}": metrics.mape(f["y_true"][rows], f["y_pred"][rows])
+        for kind, rows in (("special", special), ("ordinary", ~special))
+    }
     if save is not None:
         save.mkdir(parents=True, exist_ok=True)
         result.forecasts.to_parquet(save / f"{period}_{name}_{seed}.parquet")
@@ -104,7 +122,8 @@ def run(
     fitted = fitted.estimators_[1] if linear is not None else fitted
     return {
         "model": name, "seed": seed, "mape": m["mape"], "mae": m["mae"], "rmse": m["rmse"],
-        "bias": m["bias"], "fit_s": result.fit_seconds, "predict_s": result.predict_seconds,
+        "bias": m["bias"], **by_day, "fit_s": result.fit_seconds,
+        "predict_s": result.predict_seconds,
         "epochs": getattr(fitted, "n_epochs_", None), "rss_gb": peak_rss_gb(),
     }  # fmt: skip
 
@@ -117,6 +136,11 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--set", nargs="*", default=[], help="estimator settings key=value")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--reference",
+        choices=("linear", "linear-14d", "boosted"),
+        help="reference_model of the network",
+    )
     parser.add_argument("--out", help="append the rows to this CSV")
     parser.add_argument("--save-forecasts", type=Path, metavar="DIR", help="keep the forecasts")
     parser.add_argument(
@@ -126,6 +150,10 @@ def main() -> None:  # noqa: D103
     torch.set_num_threads(args.threads)
     models = FAMILIES if args.models == ["all"] else args.models
     settings = parse_settings(args.set)
+    if args.reference is not None:
+        kind = BoostedLagForecaster if args.reference == "boosted" else LinearLagForecaster
+        lags = {"seasonal_lags": ("1D", "7D", "14D")} if args.reference == "linear-14d" else {}
+        settings["reference_model"] = kind(calendar=True, country="DE", timezone=TZ, **lags)
     # the grid operators' forecast (published by 10:00 on D-1) for model "external" only
     columns = ("actual", "forecast") if "external" in models else ("actual",)
     first, last = PERIODS[args.period]
@@ -136,13 +164,15 @@ def main() -> None:  # noqa: D103
             t0 = time.perf_counter()
             row = run(name, settings, seed, df, args.period, args.with_linear, args.save_forecasts)
             blend = f" with-linear={args.with_linear}" if args.with_linear is not None else ""
+            blend += f" reference={args.reference}" if args.reference is not None else ""
             row |= {"period": args.period, "settings": " ".join(args.set) + blend,
                     "wall_s": time.perf_counter() - t0}  # fmt: skip
             rows.append(row)
             print(pd.DataFrame([row]).to_string(index=False, float_format="%.3f"), flush=True)
     table = pd.DataFrame(rows)
     if len(args.seeds) > 1:
-        print(table.groupby("model")[["mape", "mae", "rmse", "bias", "fit_s"]].agg(["mean", "std"]))
+        columns = ["mape", "mape_special", "mape_ordinary", "bias", "fit_s", "rss_gb"]
+        print(table.groupby("model")[columns].agg(["mean", "std"]).to_string(float_format="%.3f"))
     if args.out:
         out = Path(args.out)
         table.to_csv(out, mode="a", header=not out.exists(), index=False)

@@ -11,8 +11,9 @@ from forecast.models.auto import MOTION_PRESET
 from forecast.models.dct_mixer import DCTMixerForecaster
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
-from forecast.models.presets import LTD, MOTION_BEST, SIMLPE
+from forecast.models.presets import DAY_AHEAD_LOAD, LTD, MOTION_BEST, SIMLPE
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
+from forecast.models.referenced import ReferencedHopfieldForecaster, ReferencedTransformerForecaster
 from forecast.models.transformer import TransformerForecaster
 from forecast.persistence.registry import (
     estimator_class,
@@ -30,6 +31,8 @@ for _name, _cls in {
     "transformer": TransformerForecaster,
     "hopfield": HopfieldForecaster,
     "dct-mixer": DCTMixerForecaster,
+    "referenced-hopfield": ReferencedHopfieldForecaster,
+    "referenced-transformer": ReferencedTransformerForecaster,
     "naive": baselines.Naive,
     "seasonal-naive": baselines.SeasonalNaive,
     "constant-velocity": baselines.ConstantVelocity,
@@ -43,6 +46,7 @@ for _name, _cls in {
     register_builtin(_cls, _name)
 
 __all__ = [
+    "DAY_AHEAD_LOAD",
     "LTD",
     "MOTION_BEST",
     "MOTION_PRESET",
@@ -53,6 +57,8 @@ __all__ = [
     "HopfieldForecaster",
     "LSTMForecaster",
     "OrthogonalRNNForecaster",
+    "ReferencedHopfieldForecaster",
+    "ReferencedTransformerForecaster",
     "TransformerForecaster",
     "baselines",
     "foundation",

@@ -237,19 +237,7 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
                 "recurrent: use windowing='sliding'"
             )
         held, untailed = self._validation_split(series)
-        train_data, val_data = training_data(
-            series,
-            context=self.context_length,
-            horizon=self.head_horizon_,
-            windowing=self.windowing,
-            tbptt_steps=self.tbptt_steps_,
-            batch_size=self.batch_size,
-            validation_fraction=self.validation_fraction,
-            validation_steps=self.validation_steps_,
-            origins=origin_masks(self.train_origins_, series, self.freq_, self.timezone),
-            held_out=held,
-            untailed=untailed,
-        )
+        train_data, val_data = self._training_data(series, held, untailed)
         if len(train_data) == 0:
             raise ValueError(
                 f"no training window: train_origins={self.train_origins!r} selects no step that "
@@ -292,6 +280,33 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
         self.n_epochs_ = results[0].n_epochs
         self.best_epoch_ = results[0].best_epoch
 
+    def _training_data(
+        self, series: list[SeriesArrays], held: list[int] | None, untailed: list[int]
+    ) -> tuple[Any, Any]:
+        """Training samples and validation windows of ``fit`` (a hook: subclasses add inputs).
+
+        ``held`` and ``untailed`` are the positions of :meth:`_validation_split`.
+        """
+        return training_data(
+            series,
+            context=self.context_length,
+            horizon=self.head_horizon_,
+            windowing=self.windowing,
+            tbptt_steps=self.tbptt_steps_,
+            batch_size=self.batch_size,
+            validation_fraction=self.validation_fraction,
+            validation_steps=self.validation_steps_,
+            origins=origin_masks(self.train_origins_, series, self.freq_, self.timezone),
+            held_out=held,
+            untailed=untailed,
+        )
+
+    def _head_future(
+        self, series: list[SeriesArrays], future: np.ndarray | None, horizon: int
+    ) -> np.ndarray | None:
+        """Return what the head reads for the forecast steps, ``(n, horizon, F)`` (a hook)."""
+        return future
+
     def _signature(self, series: list[SeriesArrays]) -> str:
         params = {k: v for k, v in self.get_params().items() if k not in _RESUMABLE}
         shapes = (self.n_inputs_, self.n_outputs_, self.n_future_, self.head_horizon_)
@@ -319,6 +334,7 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
         levels = self._quantile_levels()
         point = point_level(levels) if levels else None
         x, future = context_windows(series, self.context_length, horizon)
+        future = self._head_future(series, future, horizon)
         chunk = min(PREDICT_CHUNK, self.micro_batch_size or PREDICT_CHUNK)
         out = rollout(self.module_, x, future, horizon, self.head_horizon_, chunk, point=point)
         if not np.isfinite(out).all():  # diverged weights, or a recursive rollout that blew up

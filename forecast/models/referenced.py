@@ -1,0 +1,346 @@
+"""Neural forecasters that learn what a reference forecaster leaves: a network on its residuals.
+
+``ReferencedHopfieldForecaster(reference_model=LinearLagForecaster(...))`` fits the reference
+first, on the same data, then trains the Hopfield network on sliding windows whose target
+is the load as usual but whose output is the reference's forecast issued at the window's
+last step plus the network's correction (:class:`forecast.nn.referenced.ReferencedNet`).
+The network thus learns the residual of the reference inside itself, the way the trees of
+:class:`~forecast.models.baselines.BoostedLagForecaster` learn the residuals of its ridge,
+and every prediction issues the reference's forecast first and corrects it.
+
+The reference is any forecaster without covariates (its own calendar regressors are
+fine): :class:`~forecast.models.baselines.LinearLagForecaster` is the one measured on the
+German day-ahead protocol (``docs/results/day-ahead.md``; the settings are
+:data:`forecast.models.presets.DAY_AHEAD_LOAD`). Its forecasts for every training window
+are in-sample (the reference was fitted on the same years), which for a ridge on a few
+hundred regressors and tens of thousands of rows differs little from out-of-sample.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import clone
+from torch import nn
+
+from forecast.base import SeriesArrays
+from forecast.models import _params as checks
+from forecast.models.declare import Param, declare_params
+from forecast.models.hopfield import HopfieldForecaster
+from forecast.models.transformer import TransformerForecaster
+from forecast.nn.referenced import ReferencedNet
+from forecast.persistence.registry import is_forecaster
+from forecast.training.windows import Batch, WindowDataset
+
+
+def _check_reference(name: str, value: object) -> None:
+    if value is not None and not is_forecaster(value):
+        raise ValueError(f"{name} must be a forecaster (such as LinearLagForecaster) or None")
+
+
+REFERENCE_PARAMS = (
+    Param(
+        "reference_model",
+        None,
+        "forecaster or None",
+        """A forecaster fitted first on the same targets (a clone, ``reference_model_``); the
+        network forecasts the difference to its forecast issued at each window's last step
+        (the window's level and scale still normalise the network's part). It must take no
+        covariates. None: no reference, the plain family.""",
+        _check_reference,
+    ),
+    Param(
+        "reference_folds",
+        1,
+        "int",
+        """Cross-fitting of the training windows' references: each training series is cut into
+        this many contiguous blocks of equal length, and a window whose first target step lies
+        in block ``b`` gets the forecast of a clone of ``reference_model`` fitted on the other
+        blocks (each series' parts before and after ``b`` as separate series), so the network
+        learns from errors the reference makes on data it has not seen, as after ``fit``.
+        1: the forecasts of ``reference_model_`` itself (fitted on all the data).""",
+        checks.integer(),
+    ),
+    Param(
+        "reference_input",
+        False,
+        "bool",
+        """Also give the head the reference forecast, normalised like the window, as one more
+        future-known input per target channel (it can then correct by level).""",
+    ),
+    Param(
+        "reference_base",
+        True,
+        "bool",
+        """Add the network's output to the reference's forecast (the network learns its
+        residual). False (with ``reference_input=True``): the network forecasts the targets on
+        its own and reads the reference only as an input.""",
+    ),
+)
+
+
+class ReferenceResidualMixin:
+    """The reference of a neural forecaster: fitted first, forecast per window, corrected.
+
+    Mixed in front of a :class:`~forecast.models.neural.NeuralForecaster` family with the
+    parameters :data:`REFERENCE_PARAMS`. Attributes: ``reference_model_`` (the fitted clone of
+    ``reference_model``, or None).
+    """
+
+    reference_model: Any
+    reference_folds: int
+    reference_input: bool
+    reference_base: bool
+
+    # ------------------------------------------------------------------ fit
+    def _fit_frames(self, X: Any, prepared: Any, callbacks: list[Any]) -> None:
+        est: Any = self
+        self.reference_model_ = None
+        if self.reference_model is not None:
+            _check_reference("reference_model", self.reference_model)
+            if not (self.reference_base or self.reference_input):
+                raise ValueError("reference_base=False needs reference_input=True")
+            if getattr(est, "time_reversal", False):  # reversed windows have no reference
+                raise ValueError("reference_model cannot be combined with time_reversal=True")
+            if est.windowing != "sliding":
+                raise ValueError(
+                    "reference_model needs windowing='sliding' (a forecast per window)"
+                )
+            frames, kind = prepared
+            targets = {k: f[est.columns_] for k, f in frames.items()}
+            data = targets[None] if kind == "frame" else targets
+            fitted = clone(self.reference_model).fit(data)
+            if fitted.future_covariates_ or fitted.past_covariates_:
+                raise ValueError(
+                    "reference_model must take no covariates (it forecasts the targets)"
+                )
+            self.reference_model_ = fitted
+            keep = self._keep_history()  # the reference may need more history than the network
+            self.train_tail_ = {k: f if keep is None else f.iloc[-keep:] for k, f in frames.items()}
+            folds = int(self.reference_folds)
+            if folds > 1:  # kept for the training windows only, never saved
+                blocks = [_without_block(targets, b, folds) for b in range(folds)]
+                self._fold_models = [clone(self.reference_model).fit(d) for d in blocks]
+        try:
+            super()._fit_frames(X, prepared, callbacks)  # type: ignore[misc]
+        finally:
+            self.__dict__.pop("_fold_models", None)
+
+    def _keep_history(self) -> int | None:
+        mine: int | None = super()._keep_history()  # type: ignore[misc]
+        ref: Any = getattr(self, "reference_model_", None)
+        if ref is None or mine is None:
+            return mine
+        theirs = ref._keep_history()
+        return None if theirs is None else max(mine, int(theirs))
+
+    def _min_history(self) -> int:
+        mine = int(super()._min_history())  # type: ignore[misc]
+        ref: Any = getattr(self, "reference_model_", None)
+        return mine if ref is None else max(mine, int(ref._min_history()))
+
+    def _training_data(
+        self, series: list[SeriesArrays], held: list[int] | None, untailed: list[int]
+    ) -> tuple[Any, Any]:
+        train, val = super()._training_data(series, held, untailed)  # type: ignore[misc]
+        if self.reference_model_ is None:
+            return train, val
+        order = list(range(len(series)))
+        train_order = order if held is None else [i for i in order if i not in set(held)]
+        val_order = order if held is None else sorted(held)
+        train = self._with_reference(train, [series[i] for i in train_order])
+        val = None if val is None else self._with_reference(val, [series[i] for i in val_order])
+        return train, val
+
+    def _update_data(self, series: list[SeriesArrays]) -> tuple[Any, Any]:
+        train, val = super()._update_data(series)  # type: ignore[misc]
+        if self.reference_model_ is None:
+            return train, val
+        val = None if val is None else self._with_reference(val, series)
+        return self._with_reference(train, series), val
+
+    def _with_reference(self, data: WindowDataset, series: list[SeriesArrays]) -> WindowDataset:
+        """Return ``data`` with the reference's forecast after each window's covariates."""
+        est: Any = self
+        lengths = np.array([len(s.y) for s in series])
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        starts = data.starts.cpu().numpy()
+        which = np.searchsorted(offsets, starts, side="right") - 1
+        last = starts - offsets[which] + int(est.context_length) - 1  # each window's last step
+        ref: Any = self.reference_model_
+        need = ref._keep_history() or ref._min_history()  # with a margin for clock changes
+        if (last + 1 < need).any():  # windows too early for the reference are left out
+            keep = last + 1 >= need
+            if not keep.any():
+                raise ValueError(
+                    f"no window has the {need} steps of history that reference_model "
+                    f"{type(ref).__name__} needs before its forecast: give longer series"
+                )
+            data = copy.copy(data)
+            data.starts = data.starts[torch.from_numpy(keep).to(data.starts.device)]
+            which, last = which[keep], last[keep]
+        tails = [_head(series[i], o + 1) for i, o in zip(which, last, strict=True)]
+        horizon = int(est.head_horizon_)
+        folds = getattr(self, "_fold_models", None)
+        if folds is None:
+            return ReferencedWindows(data, self._reference_forecasts(tails, horizon))
+        k = len(folds)
+        block = np.minimum((last + 1) * k // lengths[which], k - 1)  # of the first target step
+        reference = np.empty((len(tails), horizon, int(est.n_outputs_)), dtype=np.float32)
+        for b, model in enumerate(folds):
+            rows = np.flatnonzero(block == b)
+            if len(rows):
+                part = [tails[r] for r in rows]
+                reference[rows] = self._reference_forecasts(part, horizon, model)
+        return ReferencedWindows(data, reference)
+
+    # -------------------------------------------------------------- predict
+    def _head_future(
+        self, series: list[SeriesArrays], future: np.ndarray | None, horizon: int
+    ) -> np.ndarray | None:
+        if self.reference_model_ is None:
+            return future
+        est: Any = self
+        if horizon > est.head_horizon_:
+            raise ValueError(
+                f"horizon={horizon} exceeds the {est.head_horizon_} steps the network forecasts "
+                "at once; a network with a reference does not roll out: refit with horizon >= "
+                f"{horizon}"
+            )
+        reference = self._reference_forecasts(series, horizon).astype(np.float32)
+        return reference if future is None else np.concatenate([future, reference], axis=-1)
+
+    def _reference_forecasts(
+        self, series: list[SeriesArrays], horizon: int, model: Any = None
+    ) -> np.ndarray:
+        """Return the reference's forecasts ``(n, horizon, C)`` from the end of each series.
+
+        The series are in this network's scaled units; the reference reads and forecasts in
+        its own (it fitted its own scaler on the same data), and the forecasts are mapped
+        back to this network's units. ``model``: a fitted reference other than
+        ``reference_model_`` (a cross-fitting fold).
+        """
+        est: Any = self
+        ref: Any = self.reference_model_ if model is None else model
+        mine, theirs = est.scaler_, ref.scaler_
+        keep = ref._keep_history()
+        tails = []
+        for s in series:
+            y = s.y if keep is None else s.y[-keep:]
+            index = s.index if keep is None else s.index[-keep:]
+            raw = y if mine is None else y * mine.scale_ + mine.mean_
+            own = raw if theirs is None else (raw - theirs.mean_) / theirs.scale_
+            tails.append(SeriesArrays(s.key, own, index, None, None))
+        pred = ref._predict(tails, horizon)  # (n, horizon, C)
+        raw = pred if theirs is None else pred * theirs.scale_ + theirs.mean_
+        out = raw if mine is None else (raw - mine.mean_) / mine.scale_
+        if not np.isfinite(out).all():
+            raise ValueError(f"reference {type(ref).__name__} forecasts NaN or inf")
+        return np.asarray(out, dtype=np.float32)
+
+    # -------------------------------------------------------------- network
+    def _build_head(self, size: int) -> nn.Module:
+        est: Any = self
+        if getattr(self, "reference_model_", None) is None or not self.reference_input:
+            return super()._build_head(size)  # type: ignore[misc]
+        plain = est.n_future_
+        est.n_future_ = plain + est.n_outputs_  # the head reads the reference too
+        try:
+            return super()._build_head(size)  # type: ignore[misc]
+        finally:
+            est.n_future_ = plain
+
+    def _build_member(self, seed: int) -> nn.Module:
+        net: nn.Module = super()._build_member(seed)  # type: ignore[misc]
+        if getattr(self, "reference_model_", None) is None:
+            return net
+        return ReferencedNet(net, self.reference_input, base=self.reference_base)
+
+
+def _without_block(frames: dict[Any, Any], block: int, folds: int) -> dict[int, Any]:
+    """Return the parts of each frame before and after its block ``block`` of ``folds``."""
+    parts: dict[int, Any] = {}
+    for frame in frames.values():
+        n = len(frame)
+        lo, hi = block * n // folds, (block + 1) * n // folds
+        for piece in (frame.iloc[:lo], frame.iloc[hi:]):
+            if len(piece):
+                parts[len(parts)] = piece
+    return parts
+
+
+def _head(s: SeriesArrays, stop: int) -> SeriesArrays:
+    """Return the first ``stop`` steps of a series (targets and index; no covariates)."""
+    return SeriesArrays(s.key, s.y[:stop], s.index[:stop], None, None)
+
+
+class ReferencedWindows(WindowDataset):
+    """Sliding windows whose head covariates end with a reference forecast per window.
+
+    Parameters
+    ----------
+    data : WindowDataset
+        The windows (its arrays are shared, not copied).
+    reference : ndarray of shape (len(data), horizon, C)
+        The reference forecast issued at each window's last step, in ``data``'s order.
+    """
+
+    def __init__(self, data: WindowDataset, reference: np.ndarray) -> None:  # noqa: D107
+        if len(reference) != len(data):
+            raise ValueError(f"{len(reference)} reference forecasts for {len(data)} windows")
+        self.__dict__.update(data.__dict__)
+        self.reference = torch.from_numpy(np.ascontiguousarray(reference, dtype=np.float32))
+
+    def to(self, device: Any) -> ReferencedWindows:
+        """Move the arrays and the reference forecasts to ``device``."""
+        super().to(device)
+        self.reference = self.reference.to(device)
+        return self
+
+    def __getitem__(self, idx: Any) -> Batch:
+        """Window(s) ``idx``, the reference forecast appended to the head covariates."""
+        batch = super().__getitem__(idx)
+        single = isinstance(idx, (int, np.integer))
+        pos = torch.as_tensor(np.atleast_1d(idx) if single else idx, device=self.reference.device)
+        ref = self.reference[pos]  # (B, h, C)
+        ref = ref[0] if single else ref
+        future = ref if batch.future is None else torch.cat([batch.future, ref], dim=-1)
+        return Batch(batch.x, batch.y, future)
+
+
+@declare_params(*REFERENCE_PARAMS)
+class ReferencedHopfieldForecaster(ReferenceResidualMixin, HopfieldForecaster):
+    """:class:`~forecast.models.hopfield.HopfieldForecaster` that corrects a reference forecaster.
+
+    With ``reference_model=None`` it is the Hopfield forecaster. With a reference model (such as
+    ``LinearLagForecaster(calendar=True, country="DE", timezone="Europe/Berlin")``), the
+    reference is fitted first and the network's output is added to the reference's forecast
+    from the same origin (:mod:`forecast.models.referenced`). Sliding windows only, and no
+    roll-out: ``predict`` forecasts at most ``horizon`` steps.
+    :data:`forecast.models.presets.DAY_AHEAD_LOAD` holds the day-ahead settings.
+
+    Attributes
+    ----------
+    reference_model_ : forecaster or None
+        The fitted clone of ``reference_model``.
+    module_, history_, n_epochs_, best_epoch_, device_
+        As for :class:`~forecast.models.hopfield.HopfieldForecaster`.
+    """
+
+
+@declare_params(*REFERENCE_PARAMS)
+class ReferencedTransformerForecaster(ReferenceResidualMixin, TransformerForecaster):
+    """:class:`~forecast.models.transformer.TransformerForecaster` that corrects a reference.
+
+    As :class:`ReferencedHopfieldForecaster`, with the transformer encoder.
+
+    Attributes
+    ----------
+    reference_model_ : forecaster or None
+        The fitted clone of ``reference_model``.
+    module_, history_, n_epochs_, best_epoch_, device_
+        As for :class:`~forecast.models.transformer.TransformerForecaster`.
+    """
