@@ -236,6 +236,12 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
                 f"windowing='tbptt' needs a recurrent encoder; {type(self).__name__} is not "
                 "recurrent: use windowing='sliding'"
             )
+        if self.time_reversal and self.n_future_:
+            raise ValueError(
+                f"time_reversal=True cannot reverse the {self.n_future_} future-known covariates "
+                "(calendar features or columns): fit on the targets alone (calendar=False, no "
+                "future columns)"
+            )
         held, untailed = self._validation_split(series)
         train_data, val_data = self._training_data(series, held, untailed)
         if len(train_data) == 0:
@@ -299,6 +305,7 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
             origins=origin_masks(self.train_origins_, series, self.freq_, self.timezone),
             held_out=held,
             untailed=untailed,
+            time_reversal=self.time_reversal,
         )
 
     def _head_future(
