@@ -115,6 +115,7 @@ class ContinueTraining:
             validation_fraction=est.validation_fraction,
             validation_steps=est.validation_steps_,
             origins=origin_masks(est.train_origins_, series, est.freq_, est.timezone),
+            time_reversal=est.time_reversal,
         )
 
     def _update_config(
