@@ -11,7 +11,7 @@ and every prediction issues the reference's forecast first and corrects it.
 The reference is any forecaster without covariates (its own calendar regressors are
 fine): :class:`~forecast.models.baselines.LinearLagForecaster` is the one measured on the
 German day-ahead protocol (``docs/results/day-ahead.md``; the settings are
-:data:`forecast.models.presets.DAY_AHEAD_LOAD`). Its forecasts for every training window
+:data:`forecast.models.DAY_AHEAD_LOAD`). Its forecasts for every training window
 are in-sample (the reference was fitted on the same years), which for a ridge on a few
 hundred regressors and tens of thousands of rows differs little from out-of-sample.
 """
@@ -80,6 +80,7 @@ REFERENCE_PARAMS = (
         its own and reads the reference only as an input.""",
     ),
 )
+"""The parameters a reference adds to a family (:class:`ReferenceResidualMixin`)."""
 
 
 class ReferenceResidualMixin:
@@ -320,7 +321,7 @@ class ReferencedHopfieldForecaster(ReferenceResidualMixin, HopfieldForecaster):
     reference is fitted first and the network's output is added to the reference's forecast
     from the same origin (:mod:`forecast.models.referenced`). Sliding windows only, and no
     roll-out: ``predict`` forecasts at most ``horizon`` steps.
-    :data:`forecast.models.presets.DAY_AHEAD_LOAD` holds the day-ahead settings.
+    :data:`forecast.models.DAY_AHEAD_LOAD` holds the day-ahead settings.
 
     Attributes
     ----------
