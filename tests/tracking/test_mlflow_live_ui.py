@@ -14,14 +14,7 @@ with the reason otherwise (the helpers are those of ``test_mlflow_ui.py``). The 
 screenshot goes to ``$FORECAST_UI_LIVE_SCREENSHOT`` when set, else into tmp_path.
 """
 
-import os
-import signal
-import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -35,14 +28,13 @@ from forecast.evaluation.compare import compare
 from forecast.tracking import MLflowTracker, register_champion
 from tests.tracking.test_mlflow_ui import (  # skips this module as it skips itself
     PAGE_S,
-    SERVER_START_S,
     ActionChains,
     By,
     TimeoutException,
     WebDriverWait,
     browser,  # noqa: F401 (a fixture)
     close_side_panel,
-    free_port,
+    mlflow_server,
     row_text,
     screenshot,
     text_is,
@@ -101,45 +93,6 @@ def daily_loop(uri, data, model, backtest_start, first_day, days, dataset, other
         "scored": days - 2,
         "mape": result.table["mape"].to_dict(),
     }
-
-
-@contextmanager
-def mlflow_server(uri: str, folder: Path) -> Iterator[str]:
-    """``mlflow server`` on the store, on a free port; yields its address."""
-    port = free_port()
-    log_path = folder / "server.log"
-    log = open(log_path, "w")
-    command = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", uri]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + SERVER_START_S
-        while True:
-            if proc.poll() is not None:
-                text = log_path.read_text()[-2000:]
-                pytest.fail(f"mlflow server exited with {proc.returncode}: {text}")
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=5) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"mlflow server not up after {SERVER_START_S} s")
-            time.sleep(0.5)
-        yield base
-    finally:  # the server and the uvicorn process it starts share our new session
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait(timeout=20)
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -89,38 +91,22 @@ def comparison(new_store):
     }
 
 
-@pytest.fixture(scope="module")
-def server(comparison):
+@contextmanager
+def mlflow_server(uri: str, folder: Path) -> Iterator[str]:
+    """``mlflow server`` on the store, on a free port; yields its address."""
     port = free_port()
-    log = open(comparison["folder"] / "server.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mlflow",
-            "server",
-            "--backend-store-uri",
-            comparison["uri"],
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    log_path = folder / "server.log"
+    log = open(log_path, "w")
+    command = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", uri]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + SERVER_START_S
         while True:
             if proc.poll() is not None:
-                pytest.fail(
-                    f"mlflow server exited with {proc.returncode}: "
-                    f"{(comparison['folder'] / 'server.log').read_text()[-2000:]}"
-                )
+                text = log_path.read_text()[-2000:]
+                pytest.fail(f"mlflow server exited with {proc.returncode}: {text}")
             try:
                 with urllib.request.urlopen(f"{base}/health", timeout=5) as resp:
                     if resp.status == 200:
@@ -129,10 +115,10 @@ def server(comparison):
                 pass
             if time.monotonic() > deadline:
                 pytest.fail(f"mlflow server not up after {SERVER_START_S} s")
-            time.sleep(1)
+            time.sleep(0.5)
         yield base
-    finally:
-        try:  # the server and the uvicorn process it starts share our new session
+    finally:  # the server and the uvicorn process it starts share our new session
+        try:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=20)
         except (ProcessLookupError, subprocess.TimeoutExpired):
@@ -142,6 +128,12 @@ def server(comparison):
                 pass
             proc.wait(timeout=20)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server(comparison):
+    with mlflow_server(comparison["uri"], comparison["folder"]) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
