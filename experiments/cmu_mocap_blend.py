@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from cmu_mocap_sota import FAMILIES  # the script next to this one
 
 from forecast.evaluation.memory import PeakRSS
 from forecast.evaluation.motion import (
@@ -50,7 +51,6 @@ from forecast.evaluation.motion3d import score_windows_3d
 from forecast.models import MOTION_BEST, SIMLPE, DCTMixerForecaster, get_estimator
 
 RESULTS = Path(__file__).parent / "results"
-FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield")
 # siMLPe's settings chosen on the validation split (docs/results/motion.md, "siMLPe in the toolkit")
 MEMBERS = {
     "simlpe": lambda seed: DCTMixerForecaster(
