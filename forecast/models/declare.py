@@ -33,7 +33,7 @@ from __future__ import annotations
 import inspect
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast, dataclass_transform
 
@@ -182,7 +182,7 @@ def _with_parameters(doc: str | None, table: tuple[Param, ...]) -> str:
 
 
 @dataclass_transform(kw_only_default=True, field_specifiers=(param,))
-def declare_params(*own: Param) -> Callable[[C], C]:
+def declare_params(*own: Param, defaults: Mapping[str, Any] | None = None) -> Callable[[C], C]:
     """Class decorator: the class takes its :func:`param` fields, then the inherited ones.
 
     Parameters
@@ -190,6 +190,9 @@ def declare_params(*own: Param) -> Callable[[C], C]:
     *own : Param
         Records to add in front of the class's fields (named; not seen by type checkers:
         prefer fields).
+    defaults : mapping of str to object, optional
+        New defaults of inherited parameters for this class and its subclasses (the
+        parameter keeps its type, description and check), e.g. ``{"hidden_size": 128}``.
 
     Returns
     -------
@@ -200,13 +203,21 @@ def declare_params(*own: Param) -> Callable[[C], C]:
     Raises
     ------
     ValueError
-        If a name is declared twice.
+        If a name is declared twice, or ``defaults`` names a parameter the class does not
+        inherit.
     TypeError
         If the class body annotates an attribute that is not a :func:`param` field.
     """
 
     def decorate(cls: C) -> C:
         inherited: tuple[Param, ...] = getattr(cls, "_param_table", ())
+        changed = dict(defaults or {})
+        unknown = sorted(set(changed) - {p.name for p in inherited})
+        if unknown:
+            raise ValueError(f"{cls.__name__}: defaults for {unknown}, which it does not inherit")
+        inherited = tuple(
+            replace(p, default=changed[p.name]) if p.name in changed else p for p in inherited
+        )
         table = _call_order((*own, *_fields(cls), *inherited), len(inherited))
         names = [p.name for p in table]
         twice = sorted({n for n in names if names.count(n) > 1})

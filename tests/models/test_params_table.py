@@ -2,6 +2,7 @@
 
 import inspect
 import re
+from dataclasses import replace
 
 import pytest
 from sklearn.base import clone
@@ -22,6 +23,8 @@ FAMILY_PARAMS = {
     "HopfieldForecaster": ["n_heads", "beta", "update_steps", "positional"],
 }
 
+FAMILY_DEFAULTS = {"OrthogonalRNNForecaster": {"hidden_size": 128}}  # shared, other default
+
 
 def documented(cls) -> list[tuple[str, str]]:
     """(name, default text) of every entry of the Parameters section of ``cls.__doc__``."""
@@ -36,7 +39,9 @@ def test_table_signature_get_params_and_docstring_agree(cls):
     table = cls._param_table
     names = [p.name for p in table]
     assert names == FAMILY_PARAMS[cls.__name__] + [p.name for p in NEURAL_PARAMS]
-    assert table[len(table) - len(NEURAL_PARAMS) :] == NEURAL_PARAMS  # the shared records
+    changed = FAMILY_DEFAULTS.get(cls.__name__, {})  # the shared records, own defaults aside
+    shared = tuple(replace(p, default=changed.get(p.name, p.default)) for p in NEURAL_PARAMS)
+    assert table[len(table) - len(NEURAL_PARAMS) :] == shared
     signature = inspect.signature(cls.__init__).parameters
     assert list(signature) == ["self", *names]
     for param in table:
@@ -166,3 +171,33 @@ def test_an_annotation_in_a_declared_class_must_be_a_param_field():
             """A family with a stray annotation."""
 
             width_: int
+
+
+def test_a_family_may_change_an_inherited_default_and_keeps_its_check():
+    shared = {p.name: p for p in NEURAL_PARAMS}["hidden_size"]
+    assert shared.default == 64 and GRUForecaster().hidden_size == 64
+    assert OrthogonalRNNForecaster().hidden_size == 128  # the orthogonal RNN's own default
+    assert inspect.signature(OrthogonalRNNForecaster).parameters["hidden_size"].default == 128
+    assert "hidden_size : int, default=128" in OrthogonalRNNForecaster.__doc__
+    assert clone(OrthogonalRNNForecaster()).get_params()["hidden_size"] == 128
+
+    @declare_params(defaults={"max_epochs": 7})
+    class Short(NeuralForecaster):
+        """A family with a shorter default budget."""
+
+    class Shorter(Short):
+        pass
+
+    assert Short().max_epochs == 7 and Shorter().max_epochs == 7  # subclasses inherit it
+    assert Short(max_epochs=2).max_epochs == 2
+    assert GRUForecaster().max_epochs == 30  # the shared record is untouched
+    record = {p.name: p for p in declared(Short)}["max_epochs"]
+    assert (record.doc, record.type, record.check) == (
+        {p.name: p for p in NEURAL_PARAMS}["max_epochs"].doc,
+        "int",
+        {p.name: p for p in NEURAL_PARAMS}["max_epochs"].check,
+    )
+    with pytest.raises(ValueError, match=r"max_epochs must be"):
+        record.check("max_epochs", -1)
+    with pytest.raises(ValueError, match=r"Odd: defaults for \['width'\], which it does not"):
+        declare_params(defaults={"width": 3})(type("Odd", (NeuralForecaster,), {}))
