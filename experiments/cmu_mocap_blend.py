@@ -135,12 +135,13 @@ def score(
     print(f"| weights of {', '.join(members)} | seeds | rad, 8 windows {head} | "
           "rad, every window | mm, every window |")  # fmt: skip
     print("|---" * 5 + "|")
-    for w in weights:
+    for w in weights:  # checked before anything is read
         if len(w) != len(members) or min(w) < 0 or not np.isclose(sum(w), 1.0):
             raise ValueError(f"weights {w}: one non-negative weight per member, summing to 1")
+    kept = {seed: [stored(store, split, name, seed) for name in members] for seed in seeds}
+    for w in weights:
         rows = []
-        for seed in seeds:
-            preds = [stored(store, split, name, seed) for name in members]
+        for preds in kept.values():
             mix = {label: {k: sum(wi * p[label][k] for wi, p in zip(w, preds, strict=True))
                            for k in preds[0][label]} for label in SETS}  # fmt: skip
             rows.append(errors(mix, bench))

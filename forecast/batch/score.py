@@ -49,7 +49,7 @@ class ScoreResult:
         One row per stored forecast (:func:`forecast.evaluation.live.forecast_scores`) with
         ``issue_date``, ``file`` and ``file_sha256`` (of the file's bytes) in front, and with
         ``model`` the ``model_version`` that made it
-        (:func:`forecast.batch.versions.forecast_versions`).
+        (:func:`forecast.batch.versions.forecast_records`).
     path : Path or None
         The table written (None without ``output``).
     alert : LiveAlert or None

@@ -2,7 +2,7 @@
 
 The scores of each forecast are logged to the run that produced the registered model version
 that made the forecast (the version its batch run recorded, found by the file's bytes:
-:func:`forecast.batch.versions.forecast_versions`), never to whatever version the alias points
+:func:`forecast.batch.versions.forecast_records`), never to whatever version the alias points
 at when scoring runs. They are logged as metrics ``live_<metric>`` (``live_mape``,
 ``live_mae``, ``live_rmse``, ``live_bias``, ``live_coverage_<c>``) whose step is the issue date
 in days since 1970-01-01 and whose timestamp is the forecast's origin: the run's charts then
@@ -28,7 +28,7 @@ from mlflow.exceptions import MlflowException
 from forecast.batch.files import BatchError, _first_line
 from forecast.batch.logs import LOGGER
 from forecast.batch.tracking import _check_store, _parse_models_uri
-from forecast.batch.versions import VERSION_COLUMN, forecast_versions
+from forecast.batch.versions import VERSION_COLUMN, forecast_records
 from forecast.evaluation.live import LiveAlert
 from forecast.frames import validation
 from forecast.tracking._store import client as make_client
@@ -158,7 +158,7 @@ def live_target(table: pd.DataFrame, model: str, tracking_uri: str | None) -> Li
         The model is not a registered version of the store (the message lists the versions).
     """
     client, name, named, explicit = _resolve(model, tracking_uri)
-    versions = forecast_versions(client, name, table)
+    versions = forecast_records(client, name, table)[VERSION_COLUMN]
     if explicit:
         versions = versions.where(versions.notna(), named)
     return LiveTarget(client, name, named, versions)

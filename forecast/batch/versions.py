@@ -8,9 +8,9 @@ matched to its batch run by its bytes, so the version of a forecast is the one t
 whatever the alias points at when the forecast is scored or a promotion is decided; a file
 that no batch run of the store records (``--no-track``, another store, edited by hand) has no
 version. When runs of several versions wrote the same bytes, the run that wrote this path
-wins, then the latest. :func:`forecast_versions` gives the version of each forecast,
-:func:`forecast_records` the version and the alias (``forecast promote`` counts the champion's
-served record by the alias).
+wins, then the latest. :func:`forecast_records` gives the version of each forecast and the
+alias it was run under (``forecast score`` logs to the version, ``forecast promote`` counts
+the champion's served record by the alias).
 
 Everything here needs MLflow: :mod:`forecast.batch.score_tracking` and
 :mod:`forecast.batch.promote` import it when they talk to a store.
@@ -32,7 +32,6 @@ __all__ = [
     "VERSION_COLUMN",
     "batch_records",
     "forecast_records",
-    "forecast_versions",
 ]
 
 SHA_COLUMN = "file_sha256"  # of a scores table: the SHA-256 of the forecast file scored
@@ -97,33 +96,6 @@ def _record(records: list[_Record], file: str) -> tuple[str | None, str | None]:
     return found[1], found[3]
 
 
-def forecast_versions(client: Any, name: str, table: pd.DataFrame) -> pd.Series:
-    """Return the version of ``name`` that made each forecast of a scores table.
-
-    Parameters
-    ----------
-    client : MlflowClient
-        Client of the store.
-    name : str
-        Registered model.
-    table : DataFrame
-        Scores per forecast with the columns ``file`` and ``file_sha256`` (a table of
-        ``forecast score``).
-
-    Returns
-    -------
-    Series
-        Aligned with ``table``: the version as a string, None where no batch run of ``name``
-        records the file's bytes.
-
-    Raises
-    ------
-    BatchError
-        The table lacks ``file_sha256`` (scored by an older ``forecast score``).
-    """
-    return forecast_records(client, name, table)[VERSION_COLUMN]
-
-
 def forecast_records(client: Any, name: str, table: pd.DataFrame) -> pd.DataFrame:
     """Return the version of ``name`` that made each forecast and the alias it was run under.
 
@@ -139,9 +111,10 @@ def forecast_records(client: Any, name: str, table: pd.DataFrame) -> pd.DataFram
     Returns
     -------
     DataFrame
-        Aligned with ``table``, the columns ``model_version`` (as in
-        :func:`forecast_versions`) and ``model_alias``: the alias the batch resolved, None for
-        a batch of ``models:/name/N`` and for a forecast no batch run records.
+        Aligned with ``table``, the columns ``model_version`` (the version as a string, None
+        where no batch run of ``name`` records the file's bytes) and ``model_alias``: the
+        alias the batch resolved, None for a batch of ``models:/name/N`` and for a forecast
+        no batch run records.
 
     Raises
     ------
