@@ -19,7 +19,7 @@ from forecast._version import __version__
 if TYPE_CHECKING:  # the lazy names, for type checkers (a test keeps them equal to _HOMES)
     from forecast.attribution import explain
     from forecast.base import BaseForecaster
-    from forecast.combine import EnsembleForecaster, blend_weights
+    from forecast.combine import AnalogDayForecaster, EnsembleForecaster, blend_weights
     from forecast.evaluation.backtest import BacktestResult, backtest
     from forecast.evaluation.compare import ComparisonResult, compare
     from forecast.frames.calendar import calendar_features
@@ -55,6 +55,7 @@ if "torch" not in _sys.modules:  # OpenMP reads it once, when torch loads it
 _HOMES = {  # public name -> module that defines it; imported on first use
     "explain": "forecast.attribution",  # needs the extra forecast[explain] when called
     "BaseForecaster": "forecast.base",
+    "AnalogDayForecaster": "forecast.combine",
     "EnsembleForecaster": "forecast.combine",
     "blend_weights": "forecast.combine",
     "BacktestResult": "forecast.evaluation.backtest",
@@ -104,6 +105,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AnalogDayForecaster",
     "BacktestResult",
     "BaseForecaster",
     "BoostedLagForecaster",

@@ -43,6 +43,11 @@ TEST_PARAMS = {
         "horizon": 6,
         "calibration": "3D",
     },
+    "AnalogDayForecaster": {
+        "reference_model": forecast.LinearLagForecaster(lags=24),
+        "context": "1D",
+        "country": "DE",
+    },
     "EnsembleForecaster": {
         "estimators": [
             ("last", forecast.Naive()),

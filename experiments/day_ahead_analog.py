@@ -1,0 +1,122 @@
+"""Analog-day memory on the German day-ahead protocol: choose its settings, then score them.
+
+:class:`forecast.combine.AnalogDayForecaster` corrects a reference forecaster by its errors on
+the most similar stored training days (Hopfield retrieval over the days, fixed projections).
+``--period val`` trains on 2019-2021 and scores 2022; every combination of the ``--grid``
+values is scored from one fit (the settings act at prediction only) and the table is sorted by
+MAPE. ``--period test`` trains on 2019-2022 and scores 2023 with the settings given by
+``--set`` (chosen on 2022). Data: ENTSO-E DE-LU hourly load (:func:`forecast.datasets.german_load`).
+
+    python experiments/day_ahead_analog.py --period val --out results/analog_val.csv
+    python experiments/day_ahead_analog.py --period test --set beta=10 shrink=0.75
+    python experiments/day_ahead_analog.py --period val --reference boosted --set beta=5
+    python experiments/day_ahead_analog.py --period test --reference network --seed 1 --set ...
+
+Prints the reference's scores, then one row per setting: MAPE, MAE, bias (MW), MAPE on the
+special days and on the other days (``special_mask`` with ``"holidays-DE"``), with fit and
+predict seconds and the peak RSS of the process. ``--save-forecasts DIR`` keeps the scored
+forecasts of ``--set`` (``DIR/<period>_analog-<reference>_<seed>.parquet``) for the blend script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import resource
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from forecast import BoostedLagForecaster, LinearLagForecaster
+from forecast.combine import AnalogDayForecaster
+from forecast.datasets import german_load
+from forecast.evaluation import metrics
+from forecast.evaluation.backtest import backtest
+from forecast.frames.special_days import special_mask
+from forecast.models import DAY_AHEAD_LOAD, ReferencedHopfieldForecaster
+
+TZ = "Europe/Berlin"
+PERIODS = {"val": "2022", "test": "2023"}
+REFERENCES = {
+    "linear": lambda seed: LinearLagForecaster(calendar=True, country="DE", timezone=TZ),
+    "boosted": lambda seed: BoostedLagForecaster(calendar=True, country="DE", timezone=TZ),
+    "network": lambda seed: ReferencedHopfieldForecaster(**DAY_AHEAD_LOAD, random_state=seed),
+}
+"""References: LinearLag and BoostedLag with the German calendar; ``network`` is the
+day-ahead Hopfield network that corrects LinearLag (:data:`forecast.models.DAY_AHEAD_LOAD`)."""
+GRID = {
+    "beta": [5.0, 10.0, 20.0, 40.0],
+    "shrink": [0.5, 0.75, 1.0],
+    "profile_weight": [0.25, 0.5, 1.0, 2.0],
+    "season_weight": [0.5, 1.0, 2.0, 3.0, 4.0],
+    "holiday_weight": [0.0, 0.7, 1.5, 3.0],
+}
+
+
+def scores(forecasts: pd.DataFrame, pred: pd.Series) -> dict:
+    """MAPE, MAE, bias and special/ordinary-day MAPE of ``pred`` against the forecast rows."""
+    y = forecasts["y_true"].to_numpy()
+    p = pred.to_numpy()
+    special = special_mask(forecasts["time"], "holidays-DE", TZ)
+    return {
+        "mape": metrics.mape(y, p), "mae": metrics.mae(y, p), "bias": float((p - y).mean()),
+        "mape_special": metrics.mape(y[special], p[special]),
+        "mape_ordinary": metrics.mape(y[~special], p[~special]),
+    }  # fmt: skip
+
+
+def main() -> None:  # noqa: D103
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--period", choices=PERIODS, default="val")
+    parser.add_argument("--reference", choices=REFERENCES, default="linear")
+    parser.add_argument("--seed", type=int, default=0, help="random_state of a network")
+    parser.add_argument("--set", nargs="*", default=[], help="settings key=value (floats)")
+    parser.add_argument("--out", type=Path, help="append the rows to this CSV")
+    parser.add_argument("--save-forecasts", type=Path, metavar="DIR")
+    args = parser.parse_args()
+    year = PERIODS[args.period]
+    df = german_load("hourly", start="2019-01-01", end=year, columns=("actual",))
+    reference = REFERENCES[args.reference](args.seed)
+    fixed = {k: float(v) for k, v in (pair.split("=", 1) for pair in args.set)}
+    model = AnalogDayForecaster(reference, country="DE", timezone=TZ, **fixed)
+    result = backtest(model, df, protocol="day-ahead", start=f"{year}-01-01",
+                      end=f"{year}-12-31", timezone=TZ, target="actual")  # fmt: skip
+    fitted, rows = result.estimator, result.forecasts
+    origins = pd.DatetimeIndex(rows["origin"].unique())
+    horizon = int(rows["step"].max())
+
+    def scored(estimator: object, name: str, settings: dict) -> dict:
+        t0 = time.perf_counter()
+        pred = estimator.predict_origins(df, origins, horizon)  # type: ignore[attr-defined]
+        seconds = time.perf_counter() - t0
+        pred = rows[["origin", "time"]].merge(pred, on=["origin", "time"], how="left")["actual"]
+        return {"model": name, "seed": args.seed, "period": args.period, **settings,
+                **scores(rows, pred), "fit_s": result.fit_seconds, "predict_s": seconds,
+                "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}  # fmt: skip
+
+    table = [scored(fitted.reference_model_, args.reference, {})]
+    if args.period == "val" and not fixed:
+        combos = itertools.product(*GRID.values())
+    else:
+        combos = [tuple(fitted.get_params()[k] for k in GRID)]
+    for values in combos:
+        settings = dict(zip(GRID, values, strict=True))
+        fitted.set_params(**settings)
+        table.append(scored(fitted, f"analog-{args.reference}", settings))
+    out = pd.DataFrame(table)
+    if args.save_forecasts is not None:
+        args.save_forecasts.mkdir(parents=True, exist_ok=True)
+        kept = rows.copy()
+        pred = fitted.predict_origins(df, origins, horizon)
+        kept["y_pred"] = kept[["origin", "time"]].merge(pred, on=["origin", "time"])["actual"]
+        name = f"{args.period}_analog-{args.reference}_{args.seed}.parquet"
+        kept.to_parquet(args.save_forecasts / name)
+    shown = out.sort_values("mape").head(20) if len(out) > 3 else out
+    print(shown.to_string(index=False, float_format="%.3f"))
+    if args.out:
+        out.to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
+
+
+if __name__ == "__main__":
+    main()

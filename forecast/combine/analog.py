@@ -1,0 +1,327 @@
+"""Analog-day memory: a reference forecast corrected by its errors on similar stored days.
+
+:class:`AnalogDayForecaster` fits a reference forecaster, then keeps the training data as a
+memory of past days. To forecast from an origin it issues the reference's forecast and
+retrieves, from the memory, the days whose forecast was issued at the same local time of day
+and whose situation was most alike: the last ``context`` of the series as a profile relative
+to its mean, the season (day of year) and, with ``country``, the holiday and bridge-day
+shares of the days the forecast covers. Retrieval is one step of modern Hopfield pooling
+(Ramsauer et al., 2020) with fixed projections: the stored situations are the keys, the
+reference's relative errors on those days (its in-sample forecasts against what followed) are
+the values, and the weights are ``softmax(-beta * d2)`` over the scaled squared distances
+``d2``. The forecast is the reference's times ``1 + shrink * retrieved error``.
+
+The stored days are those of the fitted data only, and a stored day is used only once the
+whole of its forecast window lies at or before the origin (no future leakage when an origin
+falls inside the training data).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from forecast.base import BaseForecaster, FrameLike
+from forecast.frames import validation as V
+from forecast.frames.calendar import calendar_features
+from forecast.models._steps import steps
+from forecast.models.fit_cache import fit as fit_once
+from forecast.persistence.registry import is_forecaster
+from forecast.training.callbacks import EpochsOnly
+
+HOLIDAY_KEYS = ("holiday_share", "bridge_share", "christmas")
+"""Calendar columns (:func:`forecast.calendar_features`) of each covered day in the key."""
+
+PROFILE_SCALE = 0.1
+"""Relative deviation that counts as one unit of profile distance (10 % of the mean)."""
+
+
+class AnalogDayForecaster(BaseForecaster):
+    """A reference forecast corrected by Hopfield retrieval over stored training days.
+
+    Parameters
+    ----------
+    reference_model : BaseForecaster
+        Forecaster fitted first on the same data (a clone, ``reference_model_``); it must
+        take no covariates. Its forecasts for the stored days are in-sample.
+    context : int or str, default="7D"
+        History in the profile key: steps, or a duration such as ``"7D"``.
+    beta : float, default=5.0
+        Inverse temperature of the retrieval (larger: fewer, closer days).
+    shrink : float, default=0.75
+        Share of the retrieved relative error added to the reference's forecast (0: the
+        reference alone).
+    profile_weight, season_weight, holiday_weight : float, default 1.0, 3.0, 3.0
+        Weights of the three parts of the distance: the mean squared difference of the
+        profiles (in units of 10 % of the mean), of the day of year on the unit circle, and
+        of the holiday columns of the covered days (``holiday_weight`` needs ``country``).
+        These defaults and those of ``beta`` and ``shrink`` were chosen on German load of
+        2022 (trained on 2019-2021, ``LinearLagForecaster`` with the German calendar as
+        reference, 960 combinations; ``docs/results/day-ahead.md``).
+    country : str, optional
+        Holiday calendar of the holiday part (``"DE"``, ``"DE-BY"``); None leaves it out.
+    timezone : str, optional
+        Zone of the local clock (time of day, dates) for time-zone-aware data; default the
+        data's own zone. Naive data is taken as local time.
+
+    Attributes
+    ----------
+    reference_model_ : BaseForecaster
+        The fitted reference.
+    memory_ : dict
+        The training frames (targets), by series key (None for a single frame).
+    context_steps_ : int
+        ``context`` in steps.
+    columns_, freq_, tz_
+        Targets, frequency and time zone of the fitted data.
+
+    Notes
+    -----
+    Errors are relative (``actual / reference - 1``), so targets should stay away from
+    zero (load, demand); a reference forecast within 1e-9 of zero contributes no error.
+    The memory of a day is built at the first forecast for an origin time of day and horizon
+    (one in-sample ``predict_origins`` of the reference over the training data), then reused.
+    Point forecasts only.
+
+    Examples
+    --------
+    >>> from forecast import LinearLagForecaster
+    >>> from forecast.combine import AnalogDayForecaster
+    >>> model = AnalogDayForecaster(LinearLagForecaster(calendar=True), country="DE")
+    >>> fc = model.fit(df).predict(36)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        reference_model: BaseForecaster | None = None,
+        context: int | str = "7D",
+        beta: float = 5.0,
+        shrink: float = 0.75,
+        profile_weight: float = 1.0,
+        season_weight: float = 3.0,
+        holiday_weight: float = 3.0,
+        country: str | None = None,
+        timezone: str | None = None,
+    ) -> None:
+        self.reference_model = reference_model
+        self.context = context
+        self.beta = beta
+        self.shrink = shrink
+        self.profile_weight = profile_weight
+        self.season_weight = season_weight
+        self.holiday_weight = holiday_weight
+        self.country = country
+        self.timezone = timezone
+
+    # ----------------------------------------------------------- parameters
+    def _check_params(self) -> None:
+        if not is_forecaster(self.reference_model):
+            raise TypeError(
+                "reference_model must be a forecast estimator such as LinearLagForecaster(), "
+                f"got {self.reference_model!r}"
+            )
+        for name in ("beta", "shrink", "profile_weight", "season_weight", "holiday_weight"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+
+    def _covariate_names(self) -> tuple[list[str], list[str]]:
+        return [], []
+
+    def _min_history(self) -> int:
+        inner: Any = getattr(self, "reference_model_", None) or self.reference_model
+        n = getattr(self, "context_steps_", 1)
+        return max(inner._min_history(), n) if is_forecaster(inner) else n
+
+    def _select_levels(self, quantiles: bool | tuple[float, ...] | None) -> tuple[float, ...]:
+        if quantiles is not None and quantiles is not False:
+            raise ValueError(
+                "AnalogDayForecaster forecasts points only: drop quantiles=, or wrap it in "
+                "forecast.ConformalForecaster for intervals"
+            )
+        return ()
+
+    # ------------------------------------------------------------------ fit
+    def _prepare_fit(self, X: FrameLike) -> tuple[dict[Any, pd.DataFrame], str]:
+        self._check_params()
+        return V.split_series(X, "X")
+
+    def _fit_frames(self, X: FrameLike, prepared: Any, callbacks: list[Any]) -> None:
+        frames, kind = prepared
+        epochs = [EpochsOnly(c) for c in callbacks]
+        ref = fit_once(clone(self.reference_model), X, epochs)
+        if ref.future_covariates_ or ref.past_covariates_:
+            raise ValueError(
+                "reference_model must take no covariates (the memory stores its forecasts of "
+                f"the targets), got future {ref.future_covariates_}, past {ref.past_covariates_}"
+            )
+        self.reference_model_ = ref
+        self.columns_, self.freq_, self.tz_ = list(ref.columns_), ref.freq_, ref.tz_
+        self.input_kind_, self.index_name_ = ref.input_kind_, ref.index_name_
+        self.future_covariates_, self.past_covariates_ = [], []
+        self.context_steps_ = steps(self.context, "context", self.freq_)
+        self.memory_ = {k: f[self.columns_].astype(float) for k, f in frames.items()}
+        keep = self._min_history()
+        self.train_tail_ = {k: f.iloc[-keep:] for k, f in self.memory_.items()}
+
+    # -------------------------------------------------------------- predict
+    def _predict_frames(
+        self,
+        horizon: int,
+        history: Any,
+        future: Any,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
+    ) -> FrameLike:
+        base = self.reference_model_.predict(horizon, history=history, max_horizon=max_horizon)
+        frames = self.train_tail_ if history is None else V.split_series(history, "history")[0]
+        parts, kind = V.split_series(base, "forecast")
+        out = {}
+        for key, part in parts.items():
+            origin = part.index[0] - self.freq_
+            factor = self._factors(key, frames[key], [origin], horizon)[0]  # (h, C)
+            out[key] = part * factor
+        return V.join_series(out, kind)
+
+    def _predict_origins_frames(
+        self,
+        data: Any,
+        origins: Any,
+        horizon: int,
+        levels: tuple[float, ...],
+        max_horizon: int | None,
+        future: pd.DataFrame | None = None,
+    ) -> pd.DataFrame:
+        ref = self.reference_model_
+        base = ref.predict_origins(data, origins, horizon, max_horizon=max_horizon)
+        frames, _ = V.split_series(data, "data")
+        ids = base[V.ID_COLUMN].to_numpy() if V.ID_COLUMN in base.columns else None
+        out = base.copy()
+        values = base[self.columns_].to_numpy(float, copy=True)
+        for key in frames if ids is not None else [None]:
+            rows = np.flatnonzero(ids == key) if ids is not None else np.arange(len(base))
+            if len(rows) == 0:
+                continue
+            starts = pd.DatetimeIndex(base["origin"].to_numpy()[rows[::horizon]])
+            factor = self._factors(key, frames[key], list(starts), horizon)  # (n, h, C)
+            values[rows] = values[rows] * factor.reshape(len(rows), -1)
+        out[self.columns_] = values
+        return out
+
+    # ------------------------------------------------------------- retrieval
+    def _factors(
+        self, key: Any, frame: pd.DataFrame, origins: list[pd.Timestamp], horizon: int
+    ) -> np.ndarray:
+        """``1 + shrink * retrieved relative error``, shape ``(n_origins, horizon, C)``."""
+        out = np.ones((len(origins), horizon, len(self.columns_)))
+        if self.shrink == 0 or not origins:
+            return out
+        values = frame[self.columns_].to_numpy(float)
+        index = pd.DatetimeIndex(frame.index)
+        stamps = pd.DatetimeIndex(origins)
+        pos = index.get_indexer(stamps)
+        local = self._local(stamps)
+        phases = local.hour * 60 + local.minute
+        for phase in np.unique(phases):
+            todo = np.flatnonzero((phases == phase) & (pos >= self.context_steps_ - 1))
+            bank = self._bank(key, local[todo[0]], horizon) if len(todo) else None
+            if bank is None:
+                continue
+            query = self._key_parts(values, index, pos[todo], horizon, bank["n_days"])
+            d2 = self._distances(query, bank["keys"])  # (n_query, n_stored)
+            # a stored window counts only once it lies wholly at or before the origin
+            ends, at = bank["ends"].as_unit("ns").asi8, stamps[todo].as_unit("ns").asi8
+            d2[ends[None, :] > at[:, None]] = np.inf
+            seen = np.isfinite(d2).any(axis=1)
+            d2 = d2[seen]
+            weights = np.exp(-self.beta * (d2 - d2.min(axis=1, keepdims=True)))
+            weights /= weights.sum(axis=1, keepdims=True)
+            retrieved = np.tensordot(weights, bank["errors"], axes=1)  # (n, h, C)
+            out[todo[seen]] += self.shrink * retrieved
+        return out
+
+    def _distances(self, query: dict[str, np.ndarray], keys: dict[str, np.ndarray]) -> np.ndarray:
+        weights = {
+            "profile": self.profile_weight / PROFILE_SCALE,
+            "season": self.season_weight,
+            "holiday": self.holiday_weight,
+        }
+        d2 = np.zeros((len(query["season"]), len(keys["season"])))
+        for group, k in keys.items():
+            q = query[group]  # mean squared difference, as |q|^2 - 2 q.k + |k|^2 over dims
+            cross = (q**2).sum(axis=1)[:, None] - 2 * q @ k.T + (k**2).sum(axis=1)[None, :]
+            d2 += weights[group] ** 2 * np.maximum(cross, 0.0) / q.shape[1]
+        return d2
+
+    def _local(self, index: pd.DatetimeIndex) -> pd.DatetimeIndex:
+        if index.tz is None:
+            return index
+        return index.tz_convert(self.timezone or self.tz_)
+
+    def _bank(self, key: Any, origin_local: pd.Timestamp, horizon: int) -> dict[str, Any] | None:
+        """Build (once) the stored days of series ``key`` issued at the origin's time of day."""
+        phase = (origin_local.hour, origin_local.minute)
+        cache_key = (key, phase, horizon)
+        banks = self.__dict__.setdefault("_banks", {})  # built on first use, never saved
+        if cache_key in banks:
+            return banks[cache_key]
+        frame = self.memory_[key]
+        index = pd.DatetimeIndex(frame.index)
+        local = self._local(index)
+        pos = np.flatnonzero((local.hour == phase[0]) & (local.minute == phase[1]))
+        pos = pos[(pos >= self._min_history() - 1) & (pos + horizon < len(frame))]
+        values = frame.to_numpy(float)
+        truth = values[pos[:, None] + np.arange(1, horizon + 1)]  # (n, h, C)
+        pos = pos[np.isfinite(truth).all(axis=(1, 2))]
+        if len(pos) == 0:
+            banks[cache_key] = None
+            return None
+        truth = values[pos[:, None] + np.arange(1, horizon + 1)]
+        data = frame if key is None else {key: frame}
+        pred = self.reference_model_.predict_origins(data, list(index[pos]), horizon)
+        pred = pred[self.columns_].to_numpy(float).reshape(len(pos), horizon, -1)
+        safe = np.abs(pred) > 1e-9
+        errors = np.where(safe, truth / np.where(safe, pred, 1.0) - 1.0, 0.0)
+        last = local[min(len(local) - 1, pos[0] + horizon)]
+        n_days = (last.normalize() - local[pos[0]].normalize()).days + 1
+        bank = {
+            "keys": self._key_parts(values, index, pos, horizon, n_days),
+            "errors": errors,
+            "ends": index[pos + horizon],
+            "n_days": n_days,
+        }
+        banks[cache_key] = bank
+        return bank
+
+    def _key_parts(
+        self,
+        values: np.ndarray,
+        index: pd.DatetimeIndex,
+        pos: np.ndarray,
+        horizon: int,
+        n_days: int,
+    ) -> dict[str, np.ndarray]:
+        """Profile, season and holiday parts of the keys of the origins at ``pos``."""
+        n = self.context_steps_
+        window = values[pos[:, None] + np.arange(1 - n, 1)]  # (n, L, C)
+        mean = np.nanmean(window, axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            profile = np.where(mean != 0, window / mean - 1.0, 0.0)
+        profile = np.nan_to_num(profile, nan=0.0)  # a missing step counts as the mean
+        parts = {"profile": profile.reshape(len(pos), -1)}
+        local = self._local(index[pos])
+        days = local.normalize().tz_localize(None) if local.tz is not None else local.normalize()
+        angle = 2 * np.pi * (days.day_of_year.to_numpy() - 1) / 365.25
+        parts["season"] = np.c_[np.sin(angle), np.cos(angle)]
+        if self.country is not None:
+            covered = [days + pd.Timedelta(days=k, hours=12) for k in range(n_days)]
+            flags = [calendar_features(d, country=self.country) for d in covered]
+            columns = [f[list(HOLIDAY_KEYS)].to_numpy(float) for f in flags]
+            parts["holiday"] = np.concatenate(columns, axis=1)
+        return parts
