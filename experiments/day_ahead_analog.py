@@ -2,25 +2,29 @@
 
 :class:`forecast.combine.AnalogDayForecaster` corrects a reference forecaster by its errors on
 the most similar stored training days (Hopfield retrieval over the days, fixed projections).
-``--period val`` trains on 2019-2021 and scores 2022; every combination of the ``--grid``
-values is scored from one fit (the settings act at prediction only) and the table is sorted by
-MAPE. ``--period test`` trains on 2019-2022 and scores 2023 with the settings given by
-``--set`` (chosen on 2022). Data: ENTSO-E DE-LU hourly load (:func:`forecast.datasets.german_load`).
+``--period val`` trains on 2019-2021 and scores 2022 (settings are chosen here); ``--period
+test`` trains on 2019-2022 and scores 2023. Without options the class's defaults (chosen on
+2022) are scored; ``--set`` changes some; ``--grid`` also scores every combination of the
+``GRID`` values of the settings ``--set`` leaves free, all from one fit (they act at prediction
+only), sorted by MAPE. Data: ENTSO-E DE-LU hourly load (:func:`forecast.datasets.german_load`).
 
-    python experiments/day_ahead_analog.py --period val --out results/analog_val.csv
-    python experiments/day_ahead_analog.py --period test --set beta=10 shrink=0.75
-    python experiments/day_ahead_analog.py --period val --reference boosted --set beta=5
-    python experiments/day_ahead_analog.py --period test --reference network --seed 1 --set ...
+    python experiments/day_ahead_analog.py --period val --grid --out results/analog_val.csv
+    python experiments/day_ahead_analog.py --period val --grid --set context=2D
+    python experiments/day_ahead_analog.py --period test
+    python experiments/day_ahead_analog.py --period val --reference boosted
+    python experiments/day_ahead_analog.py --period test --reference network --seed 1
 
 Prints the reference's scores, then one row per setting: MAPE, MAE, bias (MW), MAPE on the
 special days and on the other days (``special_mask`` with ``"holidays-DE"``), with fit and
-predict seconds and the peak RSS of the process. ``--save-forecasts DIR`` keeps the scored
-forecasts of ``--set`` (``DIR/<period>_analog-<reference>_<seed>.parquet``) for the blend script.
+predict seconds and the peak RSS of the process. ``--save-forecasts DIR`` keeps the forecasts
+of the defaults and ``--set`` (``DIR/<period>_analog-<reference>_<seed>.parquet``) for the blend
+script.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import itertools
 import resource
 import time
@@ -54,6 +58,14 @@ GRID = {
 }
 
 
+def literal(text: str) -> object:
+    """``"5"`` -> 5, ``"2D"`` -> ``"2D"``: a Python literal where one parses."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
 def scores(forecasts: pd.DataFrame, pred: pd.Series) -> dict:
     """MAPE, MAE, bias and special/ordinary-day MAPE of ``pred`` against the forecast rows."""
     y = forecasts["y_true"].to_numpy()
@@ -71,14 +83,15 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--period", choices=PERIODS, default="val")
     parser.add_argument("--reference", choices=REFERENCES, default="linear")
     parser.add_argument("--seed", type=int, default=0, help="random_state of a network")
-    parser.add_argument("--set", nargs="*", default=[], help="settings key=value (floats)")
+    parser.add_argument("--set", nargs="*", default=[], help="settings key=value")
+    parser.add_argument("--grid", action="store_true", help="score GRID's values not --set")
     parser.add_argument("--out", type=Path, help="append the rows to this CSV")
     parser.add_argument("--save-forecasts", type=Path, metavar="DIR")
     args = parser.parse_args()
     year = PERIODS[args.period]
     df = german_load("hourly", start="2019-01-01", end=year, columns=("actual",))
     reference = REFERENCES[args.reference](args.seed)
-    fixed = {k: float(v) for k, v in (pair.split("=", 1) for pair in args.set)}
+    fixed = {k: literal(v) for k, v in (pair.split("=", 1) for pair in args.set)}
     model = AnalogDayForecaster(reference, country="DE", timezone=TZ, **fixed)
     result = backtest(model, df, protocol="day-ahead", start=f"{year}-01-01",
                       end=f"{year}-12-31", timezone=TZ, target="actual")  # fmt: skip
@@ -96,22 +109,22 @@ def main() -> None:  # noqa: D103
                 "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}  # fmt: skip
 
     table = [scored(fitted.reference_model_, args.reference, {})]
-    if args.period == "val" and not fixed:
-        combos = itertools.product(*GRID.values())
-    else:
-        combos = [tuple(fitted.get_params()[k] for k in GRID)]
-    for values in combos:
-        settings = dict(zip(GRID, values, strict=True))
+    free = {k: v for k, v in GRID.items() if k not in fixed} if args.grid else {}
+    kept = {k: fitted.get_params()[k] for k in ("context", *GRID) if k not in free}
+    chosen = {k: fitted.get_params()[k] for k in GRID}
+    for values in itertools.product(*free.values()):
+        settings = kept | dict(zip(free, values, strict=True))
         fitted.set_params(**settings)
         table.append(scored(fitted, f"analog-{args.reference}", settings))
     out = pd.DataFrame(table)
+    fitted.set_params(**chosen)
     if args.save_forecasts is not None:
         args.save_forecasts.mkdir(parents=True, exist_ok=True)
-        kept = rows.copy()
+        saved = rows.copy()
         pred = fitted.predict_origins(df, origins, horizon)
-        kept["y_pred"] = kept[["origin", "time"]].merge(pred, on=["origin", "time"])["actual"]
+        saved["y_pred"] = saved[["origin", "time"]].merge(pred, on=["origin", "time"])["actual"]
         name = f"{args.period}_analog-{args.reference}_{args.seed}.parquet"
-        kept.to_parquet(args.save_forecasts / name)
+        saved.to_parquet(args.save_forecasts / name)
     shown = out.sort_values("mape").head(20) if len(out) > 3 else out
     print(shown.to_string(index=False, float_format="%.3f"))
     if args.out:

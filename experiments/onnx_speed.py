@@ -40,7 +40,7 @@ from forecast import (
 from forecast.onnx.runtime import OnnxForecaster
 
 FAMILIES = {
-    "Elman": ElmanForecaster,
+    "Elman": lambda **kw: ElmanForecaster(num_layers=1, n_ensemble=1, **kw),  # as measured
     "LSTM": LSTMForecaster,
     "LSTM peephole": lambda **kw: LSTMForecaster(peephole=True, **kw),
     "GRU": GRUForecaster,

@@ -70,8 +70,8 @@ def test_ensemble_forecast_is_the_mean_of_members_trained_with_consecutive_seeds
     df = make_series(200)
     ens = ElmanForecaster(**TINY, n_ensemble=2).fit(df)
     assert isinstance(ens.module_, EnsembleNet) and len(ens.module_.members) == 2
-    one = ElmanForecaster(**TINY).fit(df)
-    two = ElmanForecaster(**{**TINY, "random_state": 1}).fit(df)
+    one = ElmanForecaster(**TINY, n_ensemble=1).fit(df)
+    two = ElmanForecaster(**{**TINY, "random_state": 1}, n_ensemble=1).fit(df)
     mean = (one.predict(horizon=6) + two.predict(horizon=6)) / 2
     pd.testing.assert_frame_equal(ens.predict(horizon=6), mean, atol=1e-5, rtol=1e-5)
 

@@ -23,7 +23,10 @@ FAMILY_PARAMS = {
     "HopfieldForecaster": ["n_heads", "beta", "update_steps", "positional"],
 }
 
-FAMILY_DEFAULTS = {"OrthogonalRNNForecaster": {"hidden_size": 128}}  # shared, other default
+FAMILY_DEFAULTS = {  # shared parameters with another default in one family
+    "OrthogonalRNNForecaster": {"hidden_size": 128},
+    "ElmanForecaster": {"num_layers": 2, "n_ensemble": 3},
+}
 
 
 def documented(cls) -> list[tuple[str, str]]:

@@ -35,7 +35,7 @@ def test_tokens_hold_consecutive_steps_in_time_order():
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_family_reads_patches_and_forecasts_every_step(family):
     df = make_series(240)
-    model = get_estimator(family)(**TINY, patch_length=4).fit(df)
+    model = get_estimator(family)(**TINY, patch_length=4, n_ensemble=1).fit(df)  # one network
     inputs = model.module_.encoder_input(torch.zeros(1, 24, model.n_inputs_))
     assert inputs.shape == (1, 6, 4 * model.n_inputs_)
     forecast = model.predict(horizon=15)  # the 6-step head rolled out

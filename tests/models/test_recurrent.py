@@ -80,7 +80,7 @@ def test_tbptt_mode_fits_and_forecasts():
 
 def test_recursive_strategy_rolls_a_one_step_head():
     df = sine_frame(200)
-    model = ElmanForecaster(strategy="recursive", max_epochs=2, **TINY).fit(df)
+    model = ElmanForecaster(strategy="recursive", max_epochs=2, n_ensemble=1, **TINY).fit(df)
     assert model.head_horizon_ == 1 and model.module_.head.horizon == 1
     fc = model.predict(horizon=30)
     assert fc.shape == (30, 1) and np.isfinite(fc.to_numpy()).all()
