@@ -85,7 +85,8 @@ class AnalogDayForecaster(BaseForecaster):
     zero (load, demand); a reference forecast within 1e-9 of zero contributes no error.
     The memory of a day is built at the first forecast for an origin time of day and horizon
     (one in-sample ``predict_origins`` of the reference over the training data), then reused.
-    Point forecasts only.
+    A series that was not in the fitted data gets the reference's forecast unchanged (it has
+    no memory). Point forecasts only.
 
     Examples
     --------
@@ -271,6 +272,8 @@ class AnalogDayForecaster(BaseForecaster):
         banks = self.__dict__.setdefault("_banks", {})  # built on first use, never saved
         if cache_key in banks:
             return banks[cache_key]
+        if key not in self.memory_:  # a series the fit did not see has no memory
+            return None
         frame = self.memory_[key]
         index = pd.DatetimeIndex(frame.index)
         local = self._local(index)

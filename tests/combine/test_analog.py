@@ -89,6 +89,9 @@ def test_every_series_retrieves_from_its_own_memory():
     alone = AnalogDayForecaster(SeasonalNaive(season="1D")).fit({"b": b}).predict(12)
     np.testing.assert_allclose(both["b"]["load"], alone["b"]["load"])
     assert not np.allclose(both["a"]["load"] * 3.0 + 100.0, both["b"]["load"])
+    fitted = AnalogDayForecaster(SeasonalNaive(season="1D")).fit({"a": a})
+    new = fitted.predict(12, history={"c": b})["c"]  # no memory of c: the reference alone
+    pd.testing.assert_frame_equal(new, fitted.reference_model_.predict(12, history={"c": b})["c"])
 
 
 @pytest.mark.parametrize(
