@@ -75,6 +75,7 @@ from forecast.persistence.trees import (
     CAPS,
     FITTED,
     PARAMS,
+    check_column_lists,
     check_zones,
     json_bytes,
     read_tree,
@@ -320,6 +321,7 @@ def _rebuild(
             f"{path / ARRAYS}: members {arrays.unused()[:5]} belong to no fitted attribute"
         )
     check_zones(params, fitted, path)
+    check_column_lists(fitted, path)
     modules = set(manifest.get("modules") or [])
     for name, value in fitted.items():
         if not _ATTRIBUTE.fullmatch(name) or name in params or name in modules:
@@ -338,7 +340,34 @@ def _rebuild(
                 getattr(estimator, check)()
             except (ValueError, TypeError) as err:
                 raise ModelFormatError(f"{path / PARAMS}: {err}") from err
+    _check_input_layout(estimator, path)
     return estimator
+
+
+def _check_input_layout(estimator: Any, path: Path) -> None:
+    """Refuse parameters that would feed the network other inputs than it was fitted on.
+
+    A network's fitted ``n_past_`` / ``n_future_`` count the covariate and calendar inputs
+    of its windows; the kept training tail, encoded with the loaded parameters (NaN policy,
+    calendar, country, ...), must give the same counts. Skipped where forecasts need future
+    covariates from the caller.
+    """
+    widths = getattr(estimator, "n_past_", None), getattr(estimator, "n_future_", None)
+    tail = getattr(estimator, "train_tail_", None)
+    if None in widths or not isinstance(tail, dict) or estimator.future_covariates_:
+        return
+    try:
+        history = tail[None] if list(tail) == [None] else tail  # checked as predict reads it
+        arrays = estimator._to_arrays(estimator._history_frames(history)[0], 1, None)
+    except (ValueError, TypeError, KeyError) as err:
+        raise ModelFormatError(f"{path / PARAMS}: {err}") from err
+    for series in arrays:
+        found = tuple(0 if a is None else a.shape[1] for a in (series.past, series.future))
+        if found != widths:
+            raise ModelFormatError(
+                f"{path / PARAMS}: the parameters give {found[0]} past and {found[1]} future "
+                f"inputs per step, the fitted network reads {widths[0]} and {widths[1]}"
+            )
 
 
 def _check_nested_name(

@@ -121,3 +121,29 @@ def check_zones(params: Mapping[str, Any], fitted: Mapping[str, Any], path: Path
             ok = False
         if not ok:
             raise ModelFormatError(f"{path / name}: {key} {value!r} is not a time zone")
+
+
+COLUMN_LISTS = ("columns_", "future_covariates_", "past_covariates_")
+"""Fitted attributes that name data columns (targets, then declared covariates)."""
+
+
+def check_column_lists(fitted: Mapping[str, Any], path: Path) -> None:
+    """Refuse fitted column lists that are not lists of distinct labels (str or int).
+
+    ``predict`` looks these names up in the frames it is given; checked here, a label such as
+    ``None`` or a list fails at load in one line instead of at predict.
+    """
+    for key in COLUMN_LISTS:
+        if key not in fitted:
+            continue
+        value = fitted[key]
+        labels = value if isinstance(value, list) else None
+        ok = labels is not None and all(
+            isinstance(c, str | int) and not isinstance(c, bool) for c in labels
+        )
+        if ok and labels is not None:
+            ok = len(set(labels)) == len(labels) and (key != "columns_" or bool(labels))
+        if not ok:
+            raise ModelFormatError(
+                f"{path / FITTED}: {key} {value!r} is not a list of distinct column names"
+            )

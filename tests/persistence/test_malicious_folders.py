@@ -223,6 +223,35 @@ def test_a_zone_that_names_no_time_zone_is_refused_at_load(lstm, name, key, zone
 
 
 @pytest.mark.parametrize(
+    "key, value",
+    [("columns_", [None]), ("columns_", [[]]), ("columns_", []), ("columns_", ["load", "load"]),
+     ("past_covariates_", "load"), ("future_covariates_", [True])],
+)  # fmt: skip
+def test_column_lists_that_name_no_columns_are_refused_at_load(lstm, key, value):
+    tree = json.loads((lstm / "fitted.json").read_text())
+    tree[key] = value
+    (lstm / "fitted.json").write_text(json.dumps(tree))
+    rehash(lstm)
+    refused(lstm, rf"LSTMForecaster/fitted.json: {key} .* is not a list of distinct column names")
+
+
+@pytest.mark.parametrize(
+    "key, value, fragment",
+    [
+        ("calendar", 1, r"the parameters give 0 past and \d+ future inputs per step, the fitted "
+         r"network reads 0 and 0"),
+        ("nan_policy", None, r"nan_policy must be one of \('raise', 'interpolate'\), got None"),
+    ],
+)  # fmt: skip
+def test_parameters_that_change_the_networks_inputs_are_refused_at_load(lstm, key, value, fragment):
+    params = json.loads((lstm / "params.json").read_text())
+    params[key] = value
+    (lstm / "params.json").write_text(json.dumps(params))
+    rehash(lstm)
+    refused(lstm, rf"LSTMForecaster/params.json: {fragment}")
+
+
+@pytest.mark.parametrize(
     "runtime, fragment",
     [("onnx", r"an ONNX export.*OnnxForecaster\.load"), ("tflite", "unknown runtime 'tflite'")],
 )
