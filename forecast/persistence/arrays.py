@@ -34,6 +34,7 @@ _END = b"PK\x05\x06"
 _END_SIZE = 22  # numpy writes no zip comment
 _MAX_HEADER = 10_000  # numpy's own default cap on an .npy header
 # a member: its zip entry, shape, Fortran order, dtype and the offset of its data
+_REFUSED_FLAGS = 0x01 | 0x20 | 0x40  # encrypted, patched data, strong encryption
 _Member = tuple[zipfile.ZipInfo, tuple[int, ...], bool, np.dtype[Any], int]
 
 
@@ -59,7 +60,7 @@ class LazyArrays(Mapping[str, np.ndarray]):
                     fh.seek(offset)
                     if fh.readinto(buffer) != nbytes:
                         raise ValueError(f"member {info.filename!r} is truncated")
-            except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
+            except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError) as err:
                 raise ModelFormatError(f"{self._where}: not a readable npz file ({err})") from err
             order: Literal["F", "C"] = "F" if fortran else "C"
             self._arrays[key] = np.ndarray(shape, dtype, buffer=buffer, order=order)
@@ -141,7 +142,7 @@ def read_npz(data: bytes, where: Path) -> LazyArrays:
             name = info.filename
             if not _NAME.fullmatch(name) or name[:-4] in members:
                 raise ValueError(f"member {name!r} is not an array name or a duplicate")
-            if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1:
+            if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & _REFUSED_FLAGS:
                 raise ValueError(f"member {name!r} is compressed or encrypted")
             if info.file_size != info.compress_size or info.file_size > len(data):
                 raise ValueError(f"member {name!r} declares {info.file_size} bytes")
@@ -154,6 +155,13 @@ def read_npz(data: bytes, where: Path) -> LazyArrays:
                     f"{info.file_size} bytes"
                 )
             members[name[:-4]] = (info, shape, fortran, dtype, offset)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error) as err:
+    except (
+        zipfile.BadZipFile,
+        ValueError,
+        OSError,
+        EOFError,
+        struct.error,
+        NotImplementedError,
+    ) as err:
         raise ModelFormatError(f"{where}: not a readable npz file ({err})") from err
     return LazyArrays(archive, members, where)

@@ -304,6 +304,7 @@ def _load(path: Path, target: str, cls: type | None, expected: str | None) -> An
     estimator = _rebuild(found, files, path, manifest, target)
     if modules:
         restore_modules(estimator, modules, files, path, target)
+        _check_can_forecast(estimator, path)
     return estimator
 
 
@@ -340,34 +341,28 @@ def _rebuild(
                 getattr(estimator, check)()
             except (ValueError, TypeError) as err:
                 raise ModelFormatError(f"{path / PARAMS}: {err}") from err
-    _check_input_layout(estimator, path)
     return estimator
 
 
-def _check_input_layout(estimator: Any, path: Path) -> None:
-    """Refuse parameters that would feed the network other inputs than it was fitted on.
+def _check_can_forecast(estimator: Any, path: Path) -> None:
+    """Refuse a network whose state loads but cannot forecast one step from its kept history.
 
-    A network's fitted ``n_past_`` / ``n_future_`` count the covariate and calendar inputs
-    of its windows; the kept training tail, encoded with the loaded parameters (NaN policy,
-    calendar, country, ...), must give the same counts. Skipped where forecasts need future
-    covariates from the caller.
+    Run for folders with torch modules (a forward pass of milliseconds; models that reference
+    outside weights, such as the foundation wrappers, hold none and are not run). The kept
+    training tail goes through ``predict`` as ``history`` (the cleaning, the NaN policy, the
+    calendar, the network): fitted attributes that are missing or of the wrong kind, and
+    parameters that change the network's inputs (a flipped ``calendar``), fail here in one
+    line naming the folder instead of at the caller's first forecast. Skipped for estimators
+    that forecast only with future covariates from the caller.
     """
-    widths = getattr(estimator, "n_past_", None), getattr(estimator, "n_future_", None)
     tail = getattr(estimator, "train_tail_", None)
-    if None in widths or not isinstance(tail, dict) or estimator.future_covariates_:
+    if getattr(estimator, "future_covariates_", None) or not isinstance(tail, dict) or not tail:
         return
+    history = tail[None] if list(tail) == [None] else tail
     try:
-        history = tail[None] if list(tail) == [None] else tail  # checked as predict reads it
-        arrays = estimator._to_arrays(estimator._history_frames(history)[0], 1, None)
-    except (ValueError, TypeError, KeyError) as err:
-        raise ModelFormatError(f"{path / PARAMS}: {err}") from err
-    for series in arrays:
-        found = tuple(0 if a is None else a.shape[1] for a in (series.past, series.future))
-        if found != widths:
-            raise ModelFormatError(
-                f"{path / PARAMS}: the parameters give {found[0]} past and {found[1]} future "
-                f"inputs per step, the fitted network reads {widths[0]} and {widths[1]}"
-            )
+        estimator.predict(1, history=history)
+    except Exception as err:  # any failure of the loaded state is a format error
+        raise ModelFormatError(f"{path}: the loaded model cannot forecast: {err}") from err
 
 
 def _check_nested_name(
