@@ -28,6 +28,7 @@ from sklearn.base import clone
 from forecast.base import BaseForecaster, FrameLike
 from forecast.frames import validation as V
 from forecast.frames.calendar import calendar_features
+from forecast.frames.timezones import to_local
 from forecast.models._steps import steps
 from forecast.models.fit_cache import fit as fit_once
 from forecast.persistence.registry import is_forecaster
@@ -261,9 +262,7 @@ class AnalogDayForecaster(BaseForecaster):
         return d2
 
     def _local(self, index: pd.DatetimeIndex) -> pd.DatetimeIndex:
-        if index.tz is None:
-            return index
-        return index.tz_convert(self.timezone or self.tz_)
+        return to_local(index, self.timezone or self.tz_)
 
     def _bank(self, key: Any, origin_local: pd.Timestamp, horizon: int) -> dict[str, Any] | None:
         """Build (once) the stored days of series ``key`` issued at the origin's time of day."""
