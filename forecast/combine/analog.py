@@ -262,7 +262,8 @@ class AnalogDayForecaster(BaseForecaster):
         return d2
 
     def _local(self, index: pd.DatetimeIndex) -> pd.DatetimeIndex:
-        return to_local(index, self.timezone or self.tz_)
+        zone = self.timezone or self.tz_  # None only for naive data, which stays as given
+        return index if zone is None else to_local(index, zone)
 
     def _bank(self, key: Any, origin_local: pd.Timestamp, horizon: int) -> dict[str, Any] | None:
         """Build (once) the stored days of series ``key`` issued at the origin's time of day."""
