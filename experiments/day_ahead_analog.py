@@ -5,11 +5,14 @@ the most similar stored training days (Hopfield retrieval over the days, fixed p
 ``--period val`` trains on 2019-2021 and scores 2022 (settings are chosen here); ``--period
 test`` trains on 2019-2022 and scores 2023. Without options the class's defaults (chosen on
 2022) are scored; ``--set`` changes some; ``--grid`` also scores every combination of the
-``GRID`` values of the settings ``--set`` leaves free, all from one fit (they act at prediction
-only), sorted by MAPE. Data: ENTSO-E DE-LU hourly load (:func:`forecast.datasets.german_load`).
+``GRID`` values of the settings (or of those ``--free`` names) that ``--set`` leaves free, all
+from one fit (they act at prediction only), sorted by MAPE. Data: ENTSO-E DE-LU hourly load
+(:func:`forecast.datasets.german_load`).
 
     python experiments/day_ahead_analog.py --period val --grid --out results/analog_val.csv
     python experiments/day_ahead_analog.py --period val --grid --set context=2D
+    python experiments/day_ahead_analog.py --period val --set memory_folds=3 \
+        --grid --free beta shrink
     python experiments/day_ahead_analog.py --period test
     python experiments/day_ahead_analog.py --period val --reference boosted
     python experiments/day_ahead_analog.py --period test --reference network --seed 1
@@ -56,6 +59,7 @@ GRID = {
     "season_weight": [0.5, 1.0, 2.0, 3.0, 4.0],
     "holiday_weight": [0.0, 0.7, 1.5, 3.0],
 }
+"""Values ``--grid`` scores, of every setting or of those ``--free`` names."""
 
 
 def literal(text: str) -> object:
@@ -85,6 +89,7 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--seed", type=int, default=0, help="random_state of a network")
     parser.add_argument("--set", nargs="*", default=[], help="settings key=value")
     parser.add_argument("--grid", action="store_true", help="score GRID's values not --set")
+    parser.add_argument("--free", nargs="*", choices=GRID, help="the GRID settings to vary")
     parser.add_argument("--out", type=Path, help="append the rows to this CSV")
     parser.add_argument("--save-forecasts", type=Path, metavar="DIR")
     args = parser.parse_args()
@@ -109,8 +114,9 @@ def main() -> None:  # noqa: D103
                 "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}  # fmt: skip
 
     table = [scored(fitted.reference_model_, args.reference, {})]
-    free = {k: v for k, v in GRID.items() if k not in fixed} if args.grid else {}
-    kept = {k: fitted.get_params()[k] for k in ("context", *GRID) if k not in free}
+    names = args.free if args.free else GRID
+    free = {k: GRID[k] for k in names if k not in fixed} if args.grid else {}
+    kept = {k: fitted.get_params()[k] for k in ("context", "memory_folds", *GRID) if k not in free}
     chosen = {k: fitted.get_params()[k] for k in GRID}
     for values in itertools.product(*free.values()):
         settings = kept | dict(zip(free, values, strict=True))

@@ -9,7 +9,10 @@ shares of the days the forecast covers. Retrieval is one step of modern Hopfield
 (Ramsauer et al., 2020) with fixed projections: the stored situations are the keys, the
 reference's relative errors on those days (its in-sample forecasts against what followed) are
 the values, and the weights are ``softmax(-beta * d2)`` over the scaled squared distances
-``d2``. The forecast is the reference's times ``1 + shrink * retrieved error``.
+``d2``. The forecast is the reference's times ``1 + shrink * retrieved error``. With
+``memory_folds=K`` the stored errors are out-of-fold instead: the fitted data is cut into
+``K`` contiguous blocks, and the errors of a block's days are those of a reference fitted
+without that block, so they are the size of the errors the reference makes when it forecasts.
 
 The stored days are those of the fitted data only, and a stored day is used only once the
 whole of its forecast window lies at or before the origin (no future leakage when an origin
@@ -28,6 +31,7 @@ from sklearn.base import clone
 from forecast.base import BaseForecaster, FrameLike
 from forecast.frames import validation as V
 from forecast.frames.calendar import calendar_features
+from forecast.frames.slices import block_bounds, without_block
 from forecast.frames.timezones import to_local
 from forecast.models._steps import steps
 from forecast.models.fit_cache import fit as fit_once
@@ -63,6 +67,11 @@ class AnalogDayForecaster(BaseForecaster):
         These defaults and those of ``beta`` and ``shrink`` were chosen on German load of
         2022 (trained on 2019-2021, ``LinearLagForecaster`` with the German calendar as
         reference, 960 combinations; ``docs/results/day-ahead.md``).
+    memory_folds : int, default=1
+        Contiguous blocks of the fitted data for out-of-fold errors: each block's stored
+        errors come from a clone of the reference fitted on the other blocks (``K`` more
+        fits). 1 stores the in-sample errors of ``reference_model_``.
+
     country : str, optional
         Holiday calendar of the holiday part (``"DE"``, ``"DE-BY"``); None leaves it out.
     timezone : str, optional
@@ -73,6 +82,8 @@ class AnalogDayForecaster(BaseForecaster):
     ----------
     reference_model_ : BaseForecaster
         The fitted reference.
+    reference_model_folds_ : list of BaseForecaster
+        The references fitted without each block (empty with ``memory_folds=1``).
     memory_ : dict
         The training frames (targets), by series key (None for a single frame).
     context_steps_ : int
@@ -106,6 +117,7 @@ class AnalogDayForecaster(BaseForecaster):
         profile_weight: float = 1.0,
         season_weight: float = 3.0,
         holiday_weight: float = 3.0,
+        memory_folds: int = 1,
         country: str | None = None,
         timezone: str | None = None,
     ) -> None:
@@ -116,6 +128,7 @@ class AnalogDayForecaster(BaseForecaster):
         self.profile_weight = profile_weight
         self.season_weight = season_weight
         self.holiday_weight = holiday_weight
+        self.memory_folds = memory_folds
         self.country = country
         self.timezone = timezone
 
@@ -126,7 +139,11 @@ class AnalogDayForecaster(BaseForecaster):
                 "reference_model must be a forecast estimator such as LinearLagForecaster(), "
                 f"got {self.reference_model!r}"
             )
-        for name in ("beta", "shrink", "profile_weight", "season_weight", "holiday_weight"):
+        folds = self.memory_folds
+        if isinstance(folds, bool) or not isinstance(folds, int | np.integer) or folds < 1:
+            raise ValueError(f"memory_folds must be an integer >= 1, got {folds!r}")
+        numbers = ("profile_weight", "season_weight", "holiday_weight")
+        for name in ("beta", "shrink", *numbers):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise TypeError(f"{name} must be a number, got {value!r}")
@@ -169,6 +186,10 @@ class AnalogDayForecaster(BaseForecaster):
         self.future_covariates_, self.past_covariates_ = [], []
         self.context_steps_ = steps(self.context, "context", self.freq_)
         self.memory_ = {k: f[self.columns_].astype(float) for k, f in frames.items()}
+        folds = int(self.memory_folds)
+        blocks = [without_block(self.memory_, b, folds) for b in range(folds)] if folds > 1 else []
+        base = self.reference_model
+        self.reference_model_folds_ = [fit_once(clone(base), d, epochs) for d in blocks]
         keep = self._min_history()
         self.train_tail_ = {k: f.iloc[-keep:] for k, f in self.memory_.items()}
 
@@ -275,32 +296,65 @@ class AnalogDayForecaster(BaseForecaster):
         if key not in self.memory_:  # a series the fit did not see has no memory
             return None
         frame = self.memory_[key]
-        index = pd.DatetimeIndex(frame.index)
-        local = self._local(index)
+        local = self._local(pd.DatetimeIndex(frame.index))
         pos = np.flatnonzero((local.hour == phase[0]) & (local.minute == phase[1]))
+        bank = self._store(key, frame, pos, horizon, None, in_fit=True)
+        banks[cache_key] = bank
+        return bank
+
+    def _store(
+        self,
+        key: Any,
+        frame: pd.DataFrame,
+        pos: np.ndarray,
+        horizon: int,
+        n_days: int | None,
+        in_fit: bool = False,
+    ) -> dict[str, Any] | None:
+        """Keys, the reference's relative errors and window ends of the origins at ``pos``."""
+        index = pd.DatetimeIndex(frame.index)
+        values = frame[self.columns_].to_numpy(float)
         pos = pos[(pos >= self._min_history() - 1) & (pos + horizon < len(frame))]
-        values = frame.to_numpy(float)
         truth = values[pos[:, None] + np.arange(1, horizon + 1)]  # (n, h, C)
         pos = pos[np.isfinite(truth).all(axis=(1, 2))]
         if len(pos) == 0:
-            banks[cache_key] = None
             return None
         truth = values[pos[:, None] + np.arange(1, horizon + 1)]
-        data = frame if key is None else {key: frame}
-        pred = self.reference_model_.predict_origins(data, list(index[pos]), horizon)
-        pred = pred[self.columns_].to_numpy(float).reshape(len(pos), horizon, -1)
+        pred = self._reference_forecasts(key, frame, pos, horizon, in_fit)
         safe = np.abs(pred) > 1e-9
         errors = np.where(safe, truth / np.where(safe, pred, 1.0) - 1.0, 0.0)
-        last = local[min(len(local) - 1, pos[0] + horizon)]
-        n_days = (last.normalize() - local[pos[0]].normalize()).days + 1
-        bank = {
+        if n_days is None:  # days the window touches, counted from the first stored origin
+            local = self._local(index)
+            last = local[min(len(local) - 1, pos[0] + horizon)]
+            n_days = (last.normalize() - local[pos[0]].normalize()).days + 1
+        return {
             "keys": self._key_parts(values, index, pos, horizon, n_days),
             "errors": errors,
             "ends": index[pos + horizon],
             "n_days": n_days,
         }
-        banks[cache_key] = bank
-        return bank
+
+    def _reference_forecasts(
+        self, key: Any, frame: pd.DataFrame, pos: np.ndarray, horizon: int, in_fit: bool
+    ) -> np.ndarray:
+        """Forecast with the reference from the origins at ``pos``: ``(n, horizon, C)``.
+
+        For the fitted data with ``memory_folds > 1``, an origin in block ``b`` is forecast by
+        the reference fitted without block ``b``.
+        """
+        data = frame[self.columns_] if key is None else {key: frame[self.columns_]}
+        folds = getattr(self, "reference_model_folds_", [])  # absent in older folders
+        models = folds if in_fit and folds else [self.reference_model_]
+        which = np.zeros(len(pos), dtype=int)
+        for b in range(1, len(models)):
+            which[pos >= block_bounds(len(frame), b, len(models))[0]] = b
+        out = np.empty((len(pos), horizon, len(self.columns_)))
+        for b, model in enumerate(models):
+            rows = np.flatnonzero(which == b)
+            if len(rows):
+                pred = model.predict_origins(data, list(frame.index[pos[rows]]), horizon)
+                out[rows] = pred[self.columns_].to_numpy(float).reshape(len(rows), horizon, -1)
+        return out
 
     def _key_parts(
         self,

@@ -64,3 +64,24 @@ def actuals(
         )
         truth[rows] = frame[columns].reindex(times[rows]).to_numpy(dtype=float)
     return truth
+
+
+def block_bounds(n: int, block: int, folds: int) -> tuple[int, int]:
+    """Positions ``[lo, hi)`` of block ``block`` when ``n`` steps are cut into ``folds`` blocks."""
+    return block * n // folds, (block + 1) * n // folds
+
+
+def without_block(frames: dict[Any, Any], block: int, folds: int) -> dict[int, Any]:
+    """Return the parts of each frame before and after its block ``block`` of ``folds``.
+
+    Each frame is cut into ``folds`` contiguous blocks of (nearly) equal length; the parts
+    either side of the left-out block become separate series (keys 0, 1, ...), so that no
+    window of a model fitted on them spans the gap.
+    """
+    parts: dict[int, Any] = {}
+    for frame in frames.values():
+        lo, hi = block_bounds(len(frame), block, folds)
+        for piece in (frame.iloc[:lo], frame.iloc[hi:]):
+            if len(piece):
+                parts[len(parts)] = piece
+    return parts

@@ -27,6 +27,7 @@ from sklearn.base import clone
 from torch import nn
 
 from forecast.base import SeriesArrays
+from forecast.frames.slices import without_block
 from forecast.models import _params as checks
 from forecast.models.declare import Param, declare_params
 from forecast.models.hopfield import HopfieldForecaster
@@ -123,7 +124,7 @@ class ReferenceResidualMixin:
             self.train_tail_ = {k: f if keep is None else f.iloc[-keep:] for k, f in frames.items()}
             folds = int(self.reference_folds)
             if folds > 1:  # kept for the training windows only, never saved
-                blocks = [_without_block(targets, b, folds) for b in range(folds)]
+                blocks = [without_block(targets, b, folds) for b in range(folds)]
                 self._fold_models = [clone(self.reference_model).fit(d) for d in blocks]
         try:
             super()._fit_frames(X, prepared, callbacks)  # type: ignore[misc]
@@ -259,18 +260,6 @@ class ReferenceResidualMixin:
         if getattr(self, "reference_model_", None) is None:
             return net
         return ReferencedNet(net, self.reference_input, base=self.reference_base)
-
-
-def _without_block(frames: dict[Any, Any], block: int, folds: int) -> dict[int, Any]:
-    """Return the parts of each frame before and after its block ``block`` of ``folds``."""
-    parts: dict[int, Any] = {}
-    for frame in frames.values():
-        n = len(frame)
-        lo, hi = block * n // folds, (block + 1) * n // folds
-        for piece in (frame.iloc[:lo], frame.iloc[hi:]):
-            if len(piece):
-                parts[len(parts)] = piece
-    return parts
 
 
 def _head(s: SeriesArrays, stop: int) -> SeriesArrays:

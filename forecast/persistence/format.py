@@ -28,7 +28,9 @@ the attribute (``estimator_/``), whose ``meta.json`` SHA-256 the parent manifest
 that is a list of ``(name, estimator)`` pairs is stored as a list of ``[name, nested
 estimator]`` and listed under ``"estimator_params"`` too, and a fitted attribute that is a
 list of estimators is saved as numbered subfolders (``estimators_/0/``, ``estimators_/1/``,
-...) pinned in order by a list of SHA-256 under ``"nested"``.
+...) pinned in order by a list of SHA-256 under ``"nested"``. Clones of an estimator parameter
+fitted on folds of the data (:class:`forecast.AnalogDayForecaster`'s out-of-fold references)
+are a list named after that parameter with ``_folds_`` (``reference_model_folds_/0/``, ...).
 
 Estimators with torch modules implement ``_build_module()``, which rebuilds the modules
 from fitted attributes alone; loading fills them from the weights. Loading rejects a folder
@@ -87,6 +89,8 @@ __all__ = ["ModelFormatError", "load", "save"]
 
 _CAPS = CAPS  # the caps of the state files (0.1 name)
 _ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
+FOLDS_SUFFIX = "_folds_"
+"""Name suffix of a fitted list of clones of one estimator parameter (fitted on folds)."""
 _PARAM_CHECKS = ("_check_params", "_spec")  # the class's own parameter validation, if any
 
 
@@ -377,10 +381,14 @@ def _check_nested_name(
 
     ``estimator_`` is accepted only where the class takes the parameter ``estimator`` and the
     folder stored it as a nested estimator (``"estimator_params"``), a list of folders only
-    for a list of ``(name, estimator)`` pairs; it never replaces another fitted attribute.
+    for a list of ``(name, estimator)`` pairs or as ``estimator_folds_`` (clones of one
+    estimator fitted on folds); it never replaces another fitted attribute.
     """
     param = name[:-1]
     shape_ok = isinstance(pin, list) == isinstance(params.get(param), list)
+    if name.endswith(FOLDS_SUFFIX) and isinstance(pin, list):  # fold clones of one estimator
+        param = name.removesuffix(FOLDS_SUFFIX)
+        shape_ok = not isinstance(params.get(param), list)
     if name in taken or param not in nested or param not in params or not shape_ok:
         raise ModelFormatError(
             f"{path / MANIFEST}: nested model folder {name!r} is not the fitted form of a "

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 from forecast import AnalogDayForecaster, LinearLagForecaster, SeasonalNaive, backtest, load
 from tests.conftest import make_series
@@ -81,6 +82,30 @@ def test_backtest_matches_predict_origins_and_leaves_data_alone():
     np.testing.assert_allclose(merged["y_pred"], merged["load"])
 
 
+def test_out_of_fold_memory_stores_each_blocks_errors_from_a_fit_without_it(tmp_path):
+    df = make_series(24 * 30, tz="Europe/Berlin", start="2023-03-01")
+    ref = LinearLagForecaster(lags=48)
+    model = AnalogDayForecaster(ref, memory_folds=3).fit(df)
+    assert len(model.reference_model_folds_) == 3
+    assert not AnalogDayForecaster(ref).fit(df).reference_model_folds_  # in-sample by default
+    origin = df.index[24 * 29 + 11]
+    fc = model.predict_origins(df, [origin], 20)
+    bank = model._bank(None, origin.tz_convert("Europe/Berlin"), 20)
+    starts = bank["ends"] - pd.Timedelta(hours=20)
+    # a stored day in the middle block: its error is that of a fit on the other two blocks
+    at = df.index.get_indexer(starts)
+    i = np.flatnonzero((at >= 24 * 10) & (at < 24 * 20))[2]
+    day = starts[i]
+    by_hand = clone(ref).fit({0: df.iloc[: 24 * 10], 1: df.iloc[24 * 20 :]})
+    pred = by_hand.predict_origins(df, [day], 20)["load"].to_numpy()
+    truth = df["load"].iloc[df.index.get_loc(day) + 1 :][:20].to_numpy()
+    np.testing.assert_allclose(bank["errors"][i, :, 0], truth / pred - 1.0, rtol=1e-10)
+    in_sample = model.reference_model_.predict_origins(df, [day], 20)["load"].to_numpy()
+    assert not np.allclose(bank["errors"][i, :, 0], truth / in_sample - 1.0)
+    model.save(tmp_path / "folds")
+    pd.testing.assert_frame_equal(load(tmp_path / "folds").predict_origins(df, [origin], 20), fc)
+
+
 def test_every_series_retrieves_from_its_own_memory():
     a = make_series(24 * 14, tz="Europe/Berlin", start="2023-03-01")
     b = a * 3.0 + 100.0
@@ -101,6 +126,8 @@ def test_every_series_retrieves_from_its_own_memory():
         ({"beta": -1.0}, ValueError, "beta must be finite and >= 0"),
         ({"shrink": "half"}, TypeError, "shrink must be a number"),
         ({"context": "90min"}, ValueError, "context='90min'"),
+        ({"memory_folds": 0}, ValueError, "memory_folds must be an integer >= 1, got 0"),
+        ({"memory_folds": 2.5}, ValueError, "memory_folds must be an integer >= 1"),
     ],
 )
 def test_bad_settings_say_which(params, error, match):

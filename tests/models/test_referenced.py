@@ -204,16 +204,6 @@ def test_cross_fitted_windows_read_a_reference_fitted_without_their_block():
     assert not np.allclose(in_sample.reference.numpy(), train.reference.numpy())
 
 
-def test_the_folds_leave_out_one_contiguous_block_per_series():
-    from forecast.models.referenced import _without_block
-
-    a, b = load_series(days=3), load_series(days=2)
-    parts = _without_block({"a": a, "b": b}, 1, 3)  # the middle third of each
-    assert [len(p) for p in parts.values()] == [24, 24, 16, 16]
-    pd.testing.assert_frame_equal(parts[1], a.iloc[48:])
-    assert list(_without_block({None: a}, 0, 2).values())[0].index[0] == a.index[36]
-
-
 def test_without_the_base_the_reference_is_only_read():
     torch.manual_seed(0)
     encoder = HopfieldPooling(3, hidden_size=8, n_heads=2)

@@ -301,6 +301,16 @@ def test_nested_folders_only_where_the_class_has_that_estimator_parameter(tmp_pa
     refused(model, r"nested model folder 'calibration_' is not the fitted")
 
 
+def test_fold_lists_only_for_an_estimator_parameter(tmp_path):
+    model = copy("ConformalForecaster", tmp_path)
+    (model / "calibration_folds_").mkdir()
+    shutil.copytree(model / "estimator_", model / "calibration_folds_" / "0")
+    meta = json.loads((model / "meta.json").read_text())
+    meta["nested"]["calibration_folds_"] = [meta["nested"]["estimator_"]]
+    (model / "meta.json").write_text(json.dumps(meta))
+    refused(model, r"nested model folder 'calibration_folds_' is not the fitted")
+
+
 # -------------------------------------------------- overwrite, checkpoints
 def test_overwrite_never_replaces_a_folder_of_another_tool(tmp_path):
     model = forecast.load(GOLDEN / "Naive", device="cpu")
