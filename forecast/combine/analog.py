@@ -71,7 +71,6 @@ class AnalogDayForecaster(BaseForecaster):
         Contiguous blocks of the fitted data for out-of-fold errors: each block's stored
         errors come from a clone of the reference fitted on the other blocks (``K`` more
         fits). 1 stores the in-sample errors of ``reference_model_``.
-
     country : str, optional
         Holiday calendar of the holiday part (``"DE"``, ``"DE-BY"``); None leaves it out.
     timezone : str, optional
@@ -142,8 +141,7 @@ class AnalogDayForecaster(BaseForecaster):
         folds = self.memory_folds
         if isinstance(folds, bool) or not isinstance(folds, int | np.integer) or folds < 1:
             raise ValueError(f"memory_folds must be an integer >= 1, got {folds!r}")
-        numbers = ("profile_weight", "season_weight", "holiday_weight")
-        for name in ("beta", "shrink", *numbers):
+        for name in ("beta", "shrink", "profile_weight", "season_weight", "holiday_weight"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise TypeError(f"{name} must be a number, got {value!r}")
@@ -296,55 +294,42 @@ class AnalogDayForecaster(BaseForecaster):
         if key not in self.memory_:  # a series the fit did not see has no memory
             return None
         frame = self.memory_[key]
-        local = self._local(pd.DatetimeIndex(frame.index))
-        pos = np.flatnonzero((local.hour == phase[0]) & (local.minute == phase[1]))
-        bank = self._store(key, frame, pos, horizon, None, in_fit=True)
-        banks[cache_key] = bank
-        return bank
-
-    def _store(
-        self,
-        key: Any,
-        frame: pd.DataFrame,
-        pos: np.ndarray,
-        horizon: int,
-        n_days: int | None,
-        in_fit: bool = False,
-    ) -> dict[str, Any] | None:
-        """Keys, the reference's relative errors and window ends of the origins at ``pos``."""
         index = pd.DatetimeIndex(frame.index)
-        values = frame[self.columns_].to_numpy(float)
+        local = self._local(index)
+        pos = np.flatnonzero((local.hour == phase[0]) & (local.minute == phase[1]))
         pos = pos[(pos >= self._min_history() - 1) & (pos + horizon < len(frame))]
+        values = frame.to_numpy(float)
         truth = values[pos[:, None] + np.arange(1, horizon + 1)]  # (n, h, C)
         pos = pos[np.isfinite(truth).all(axis=(1, 2))]
         if len(pos) == 0:
+            banks[cache_key] = None
             return None
         truth = values[pos[:, None] + np.arange(1, horizon + 1)]
-        pred = self._reference_forecasts(key, frame, pos, horizon, in_fit)
+        pred = self._reference_forecasts(key, frame, pos, horizon)
         safe = np.abs(pred) > 1e-9
         errors = np.where(safe, truth / np.where(safe, pred, 1.0) - 1.0, 0.0)
-        if n_days is None:  # days the window touches, counted from the first stored origin
-            local = self._local(index)
-            last = local[min(len(local) - 1, pos[0] + horizon)]
-            n_days = (last.normalize() - local[pos[0]].normalize()).days + 1
-        return {
+        last = local[min(len(local) - 1, pos[0] + horizon)]
+        n_days = (last.normalize() - local[pos[0]].normalize()).days + 1
+        bank = {
             "keys": self._key_parts(values, index, pos, horizon, n_days),
             "errors": errors,
             "ends": index[pos + horizon],
             "n_days": n_days,
         }
+        banks[cache_key] = bank
+        return bank
 
     def _reference_forecasts(
-        self, key: Any, frame: pd.DataFrame, pos: np.ndarray, horizon: int, in_fit: bool
+        self, key: Any, frame: pd.DataFrame, pos: np.ndarray, horizon: int
     ) -> np.ndarray:
-        """Forecast with the reference from the origins at ``pos``: ``(n, horizon, C)``.
+        """Forecast the fitted ``frame`` from the origins at ``pos``: ``(n, horizon, C)``.
 
-        For the fitted data with ``memory_folds > 1``, an origin in block ``b`` is forecast by
-        the reference fitted without block ``b``.
+        With ``memory_folds > 1`` an origin in block ``b`` is forecast by the reference fitted
+        without block ``b``; otherwise by ``reference_model_`` (in-sample).
         """
-        data = frame[self.columns_] if key is None else {key: frame[self.columns_]}
+        data = frame if key is None else {key: frame}
         folds = getattr(self, "reference_model_folds_", [])  # absent in older folders
-        models = folds if in_fit and folds else [self.reference_model_]
+        models = folds or [self.reference_model_]
         which = np.zeros(len(pos), dtype=int)
         for b in range(1, len(models)):
             which[pos >= block_bounds(len(frame), b, len(models))[0]] = b
