@@ -16,6 +16,8 @@ from one fit (they act at prediction only), sorted by MAPE. Data: ENTSO-E DE-LU 
     python experiments/day_ahead_analog.py --period test
     python experiments/day_ahead_analog.py --period val --reference boosted
     python experiments/day_ahead_analog.py --period test --reference network --seed 1
+    python experiments/day_ahead_analog.py --period val --reference network \
+        --network-set hidden_size=64 n_ensemble=3
 
 Prints the reference's scores, then one row per setting: MAPE, MAE, bias (MW), MAPE on the
 special days and on the other days (``special_mask`` with ``"holidays-DE"``), with fit and
@@ -46,12 +48,15 @@ from forecast.models import DAY_AHEAD_LOAD, ReferencedHopfieldForecaster
 TZ = "Europe/Berlin"
 PERIODS = {"val": "2022", "test": "2023"}
 REFERENCES = {
-    "linear": lambda seed: LinearLagForecaster(calendar=True, country="DE", timezone=TZ),
-    "boosted": lambda seed: BoostedLagForecaster(calendar=True, country="DE", timezone=TZ),
-    "network": lambda seed: ReferencedHopfieldForecaster(**DAY_AHEAD_LOAD, random_state=seed),
+    "linear": lambda seed, **kw: LinearLagForecaster(calendar=True, country="DE", timezone=TZ),
+    "boosted": lambda seed, **kw: BoostedLagForecaster(calendar=True, country="DE", timezone=TZ),
+    "network": lambda seed, **kw: ReferencedHopfieldForecaster(
+        **(DAY_AHEAD_LOAD | kw), random_state=seed
+    ),
 }
 """References: LinearLag and BoostedLag with the German calendar; ``network`` is the
-day-ahead Hopfield network that corrects LinearLag (:data:`forecast.models.DAY_AHEAD_LOAD`)."""
+day-ahead Hopfield network that corrects LinearLag (:data:`forecast.models.DAY_AHEAD_LOAD`,
+changed by ``--network-set``)."""
 GRID = {
     "beta": [5.0, 10.0, 20.0, 40.0],
     "shrink": [0.5, 0.75, 1.0],
@@ -88,6 +93,7 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--reference", choices=REFERENCES, default="linear")
     parser.add_argument("--seed", type=int, default=0, help="random_state of a network")
     parser.add_argument("--set", nargs="*", default=[], help="settings key=value")
+    parser.add_argument("--network-set", nargs="*", default=[], help="network settings k=v")
     parser.add_argument("--grid", action="store_true", help="score GRID's values not --set")
     parser.add_argument("--free", nargs="*", choices=GRID, help="the GRID settings to vary")
     parser.add_argument("--out", type=Path, help="append the rows to this CSV")
@@ -95,7 +101,8 @@ def main() -> None:  # noqa: D103
     args = parser.parse_args()
     year = PERIODS[args.period]
     df = german_load("hourly", start="2019-01-01", end=year, columns=("actual",))
-    reference = REFERENCES[args.reference](args.seed)
+    changed = {k: literal(v) for k, v in (pair.split("=", 1) for pair in args.network_set)}
+    reference = REFERENCES[args.reference](args.seed, **changed)
     fixed = {k: literal(v) for k, v in (pair.split("=", 1) for pair in args.set)}
     model = AnalogDayForecaster(reference, country="DE", timezone=TZ, **fixed)
     result = backtest(model, df, protocol="day-ahead", start=f"{year}-01-01",
@@ -109,7 +116,8 @@ def main() -> None:  # noqa: D103
         pred = estimator.predict_origins(df, origins, horizon)  # type: ignore[attr-defined]
         seconds = time.perf_counter() - t0
         pred = rows[["origin", "time"]].merge(pred, on=["origin", "time"], how="left")["actual"]
-        return {"model": name, "seed": args.seed, "period": args.period, **settings,
+        return {"model": name, "seed": args.seed, "period": args.period,
+                "network_set": " ".join(args.network_set), **settings,
                 **scores(rows, pred), "fit_s": result.fit_seconds, "predict_s": seconds,
                 "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}  # fmt: skip
 
