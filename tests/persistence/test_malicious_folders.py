@@ -222,16 +222,21 @@ def test_a_zone_that_names_no_time_zone_is_refused_at_load(lstm, name, key, zone
     refused(lstm, rf"LSTMForecaster/{name}: {key} '{zone}' is not a time zone$")
 
 
+def set_entry(folder, name, key, value):
+    """Set one top-level entry of a JSON file of ``folder`` and re-pin the manifest."""
+    tree = json.loads((folder / name).read_text())
+    tree[key] = value
+    (folder / name).write_text(json.dumps(tree))
+    rehash(folder)
+
+
 @pytest.mark.parametrize(
     "key, value",
     [("columns_", [None]), ("columns_", [[]]), ("columns_", []), ("columns_", ["load", "load"]),
      ("past_covariates_", "load"), ("future_covariates_", [True])],
 )  # fmt: skip
 def test_column_lists_that_name_no_columns_are_refused_at_load(lstm, key, value):
-    tree = json.loads((lstm / "fitted.json").read_text())
-    tree[key] = value
-    (lstm / "fitted.json").write_text(json.dumps(tree))
-    rehash(lstm)
+    set_entry(lstm, "fitted.json", key, value)
     refused(lstm, rf"LSTMForecaster/fitted.json: {key} .* is not a list of distinct column names")
 
 
@@ -243,10 +248,7 @@ def test_column_lists_that_name_no_columns_are_refused_at_load(lstm, key, value)
     ],
 )  # fmt: skip
 def test_parameters_that_change_the_networks_inputs_are_refused_at_load(lstm, key, value, fragment):
-    params = json.loads((lstm / "params.json").read_text())
-    params[key] = value
-    (lstm / "params.json").write_text(json.dumps(params))
-    rehash(lstm)
+    set_entry(lstm, "params.json", key, value)
     refused(lstm, rf"LSTMForecaster: the loaded model cannot forecast: .*{fragment}")
 
 
