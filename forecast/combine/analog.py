@@ -32,8 +32,8 @@ from forecast.base import BaseForecaster, FrameLike
 from forecast.frames import validation as V
 from forecast.frames.calendar import calendar_features
 from forecast.frames.slices import block_bounds, without_block
+from forecast.frames.steps import steps
 from forecast.frames.timezones import to_local
-from forecast.models._steps import steps
 from forecast.models.fit_cache import fit as fit_once
 from forecast.persistence.registry import is_forecaster
 from forecast.training.callbacks import EpochsOnly

@@ -21,6 +21,7 @@ from torch import nn
 
 from forecast.base import SeriesArrays
 from forecast.frames.quantiles import check_levels, point_level
+from forecast.frames.steps import origin_masks, steps
 from forecast.models._batching import (
     PREDICT_CHUNK,
     change_scale,
@@ -30,7 +31,6 @@ from forecast.models._batching import (
     training_data,
 )
 from forecast.models._params import check_params, floats, seed_of
-from forecast.models._steps import origin_masks, steps
 from forecast.models.auto import (  # noqa: F401 (the constants were public here in 0.1.0)
     AUTO_ORIGINS,
     AUTO_RESIDUAL_DROPOUT,

@@ -13,7 +13,7 @@ from typing import Any
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
-from forecast.models._steps import steps
+from forecast.frames.steps import steps
 from forecast.training.splits import default_split, held_out, length_reason, min_length
 
 

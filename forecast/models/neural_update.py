@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from forecast.frames.steps import origin_masks
 from forecast.models._batching import training_data
 from forecast.models._params import floats
-from forecast.models._steps import origin_masks
 from forecast.nn.ensemble import EnsembleNet
 from forecast.training.device import resolve_device
 from forecast.training.loop import TrainConfig, seeded, train

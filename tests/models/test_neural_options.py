@@ -8,8 +8,8 @@ from sklearn.base import clone
 
 from forecast import load
 from forecast.base import SeriesArrays
+from forecast.frames.steps import origin_masks
 from forecast.models import auto
-from forecast.models._steps import origin_masks
 from forecast.models.auto import resolve_origins
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.base import SeriesArrays
+from forecast.frames.series import SeriesArrays
 
 
 def steps(value: object, name: str, freq: pd.DateOffset) -> int:
