@@ -19,11 +19,17 @@ Model ``external`` is :class:`forecast.ExternalForecast`: the grid operators' da
 column (published by 10:00 on D-1, before the issue time), with ``debias`` shifted by its mean
 error over the observed window before each issue time.
 
-``--reference linear`` (``linear-14d``, ``boosted``) passes
+``--reference linear`` (``linear-14d``, ``boosted``, ``analog``) passes
 ``reference_model=LinearLagForecaster(...)`` (with ``seasonal_lags=("1D", "7D", "14D")``;
-``BoostedLagForecaster``) with the calendar settings of the LinearLag row to a network with a
-reference model (``referenced-hopfield``, ``referenced-transformer``): the network learns the
-residual of that forecast.
+``BoostedLagForecaster``; the LinearLag under its analog-day memory,
+``AnalogDayForecaster(..., memory_folds=3)``) with the calendar settings of the LinearLag row
+to a network with a reference model (``referenced-hopfield``, ``referenced-transformer``):
+the network learns the residual of that forecast. ``--preset`` starts from the settings of a
+preset (``day-ahead-load``: :data:`forecast.models.DAY_AHEAD_LOAD`; ``day-ahead-memory``:
+:data:`forecast.combine.DAY_AHEAD_MEMORY`), which ``--set`` and ``--reference`` change:
+
+    python experiments/day_ahead_neural.py referenced-hopfield --period test \
+        --preset day-ahead-memory --seeds 0 1 2
 
 ``--with-linear W`` scores ``EnsembleForecaster`` of ``LinearLagForecaster`` (weight ``W``, same
 calendar settings) and the neural model (weight ``1 - W``).
@@ -46,16 +52,23 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from forecast import BoostedLagForecaster, EnsembleForecaster, LinearLagForecaster
+from forecast import (
+    AnalogDayForecaster,
+    BoostedLagForecaster,
+    EnsembleForecaster,
+    LinearLagForecaster,
+)
+from forecast.combine import DAY_AHEAD_MEMORY
 from forecast.datasets import german_load
 from forecast.evaluation import metrics
 from forecast.evaluation.backtest import backtest
 from forecast.frames.special_days import special_mask
-from forecast.models import get_estimator
+from forecast.models import DAY_AHEAD_LOAD, get_estimator
 
 TZ = "Europe/Berlin"
 FAMILIES = ("elman", "lstm", "gru", "orthogonal", "transformer", "hopfield", "dct-mixer")
 PERIODS = {"val": ("2019-01-01", "2022"), "test": ("2019-01-01", "2023")}
+PRESETS = {"day-ahead-load": DAY_AHEAD_LOAD, "day-ahead-memory": DAY_AHEAD_MEMORY}
 
 
 def parse_settings(pairs: list[str]) -> dict:
@@ -138,9 +151,10 @@ def main() -> None:  # noqa: D103
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument(
         "--reference",
-        choices=("linear", "linear-14d", "boosted"),
+        choices=("linear", "linear-14d", "boosted", "analog"),
         help="reference_model of the network",
     )
+    parser.add_argument("--preset", choices=PRESETS, help="start from these settings")
     parser.add_argument("--out", help="append the rows to this CSV")
     parser.add_argument("--save-forecasts", type=Path, metavar="DIR", help="keep the forecasts")
     parser.add_argument(
@@ -149,11 +163,14 @@ def main() -> None:  # noqa: D103
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     models = FAMILIES if args.models == ["all"] else args.models
-    settings = parse_settings(args.set)
+    settings = dict(PRESETS.get(args.preset, {})) | parse_settings(args.set)
     if args.reference is not None:
         kind = BoostedLagForecaster if args.reference == "boosted" else LinearLagForecaster
         lags = {"seasonal_lags": ("1D", "7D", "14D")} if args.reference == "linear-14d" else {}
-        settings["reference_model"] = kind(calendar=True, country="DE", timezone=TZ, **lags)
+        ref = kind(calendar=True, country="DE", timezone=TZ, **lags)
+        if args.reference == "analog":
+            ref = AnalogDayForecaster(ref, memory_folds=3, country="DE", timezone=TZ)
+        settings["reference_model"] = ref
     # the grid operators' forecast (published by 10:00 on D-1) for model "external" only
     columns = ("actual", "forecast") if "external" in models else ("actual",)
     first, last = PERIODS[args.period]
@@ -165,6 +182,7 @@ def main() -> None:  # noqa: D103
             row = run(name, settings, seed, df, args.period, args.with_linear, args.save_forecasts)
             blend = f" with-linear={args.with_linear}" if args.with_linear is not None else ""
             blend += f" reference={args.reference}" if args.reference is not None else ""
+            blend += f" preset={args.preset}" if args.preset is not None else ""
             row |= {"period": args.period, "settings": " ".join(args.set) + blend,
                     "wall_s": time.perf_counter() - t0}  # fmt: skip
             rows.append(row)

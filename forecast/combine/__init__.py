@@ -4,15 +4,17 @@
 its members' forecasts, with one weight per member or one row per hour of day
 (:mod:`~forecast.combine.weights`); :func:`blend_weights` (:mod:`~forecast.combine.blend`)
 chooses them from backtests. :class:`AnalogDayForecaster` (:mod:`~forecast.combine.analog`)
-corrects a reference forecaster by its errors on the most similar stored training days.
+corrects a reference forecaster by its errors on the most similar stored training days;
+:data:`DAY_AHEAD_MEMORY` (:mod:`~forecast.combine.presets`) puts a network over it.
 """
 
 from forecast.combine.analog import AnalogDayForecaster
 from forecast.combine.blend import blend_weights
 from forecast.combine.ensemble import EnsembleForecaster
+from forecast.combine.presets import DAY_AHEAD_MEMORY
 from forecast.persistence.registry import register_builtin
 
 register_builtin(EnsembleForecaster, "ensemble")
 register_builtin(AnalogDayForecaster, "analog-day")
 
-__all__ = ["AnalogDayForecaster", "EnsembleForecaster", "blend_weights"]
+__all__ = ["DAY_AHEAD_MEMORY", "AnalogDayForecaster", "EnsembleForecaster", "blend_weights"]

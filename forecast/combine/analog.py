@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from forecast.base import BaseForecaster, FrameLike
+from forecast.base import BaseForecaster, FrameLike, SeriesArrays
 from forecast.frames import validation as V
 from forecast.frames.calendar import calendar_features
 from forecast.frames.slices import block_bounds, without_block
@@ -235,18 +235,68 @@ class AnalogDayForecaster(BaseForecaster):
         out[self.columns_] = values
         return out
 
+    # ------------------------------------------------- as a network's reference
+    def _keep_history(self) -> int | None:
+        """Return the steps of history a forecast reads: the reference's, at least ``context``."""
+        inner: Any = getattr(self, "reference_model_", None)
+        keep = None if inner is None else inner._keep_history()
+        return None if keep is None else max(int(keep), self.context_steps_)
+
+    def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        """Forecasts ``(n, horizon, C)`` from the end of each series, in the data's units.
+
+        The array path a network with this memory as ``reference_model`` calls for each of
+        its windows (:class:`~forecast.models.referenced.ReferenceResidualMixin`): the
+        reference's forecast times the factors retrieved for each window's last step.
+        """
+        inner: Any = self.reference_model_
+        scaler = getattr(inner, "scaler_", None)
+        own = [
+            SeriesArrays(s.key, s.y if scaler is None else (s.y - scaler.mean_) / scaler.scale_,
+                         s.index)
+            for s in series
+        ]  # fmt: skip
+        base = np.asarray(inner._predict(own, horizon), dtype=float)
+        if scaler is not None:
+            base = base * scaler.scale_ + scaler.mean_
+        factors = np.ones_like(base)
+        n = self.context_steps_
+        keys = [s.key for s in series]
+        for key in dict.fromkeys(keys):
+            rows = [i for i, k in enumerate(keys) if k == key and len(series[i].y) >= n]
+            if not rows or self.shrink == 0:
+                continue
+            # the last ``context`` steps of each series, end to end: origin i is at i*n + n-1
+            values = np.concatenate([series[i].y[-n:] for i in rows])
+            stamps = np.concatenate([series[i].index[-n:].as_unit("ns").asi8 for i in rows])
+            tz = series[rows[0]].index.tz
+            index = pd.DatetimeIndex(stamps.view("M8[ns]"))
+            index = index if tz is None else index.tz_localize("UTC").tz_convert(tz)
+            pos = np.arange(len(rows)) * n + n - 1
+            factors[rows] = self._retrieve(key, values, index, pos, horizon)
+        return base * factors
+
     # ------------------------------------------------------------- retrieval
     def _factors(
         self, key: Any, frame: pd.DataFrame, origins: list[pd.Timestamp], horizon: int
     ) -> np.ndarray:
         """``1 + shrink * retrieved relative error``, shape ``(n_origins, horizon, C)``."""
-        out = np.ones((len(origins), horizon, len(self.columns_)))
         if self.shrink == 0 or not origins:
-            return out
-        values = frame[self.columns_].to_numpy(float)
+            return np.ones((len(origins), horizon, len(self.columns_)))
         index = pd.DatetimeIndex(frame.index)
-        stamps = pd.DatetimeIndex(origins)
-        pos = index.get_indexer(stamps)
+        pos = index.get_indexer(pd.DatetimeIndex(origins))
+        return self._retrieve(key, frame[self.columns_].to_numpy(float), index, pos, horizon)
+
+    def _retrieve(
+        self, key: Any, values: np.ndarray, index: pd.DatetimeIndex, pos: np.ndarray, horizon: int
+    ) -> np.ndarray:
+        """Return the factors of the origins at positions ``pos`` of ``values`` (steps ``index``).
+
+        An origin with less than ``context`` steps before it, or of a series without a
+        memory, keeps the factor 1.
+        """
+        out = np.ones((len(pos), horizon, len(self.columns_)))
+        stamps = index[pos]
         local = self._local(stamps)
         phases = local.hour * 60 + local.minute
         for phase in np.unique(phases):

@@ -227,7 +227,7 @@ class ReferenceResidualMixin:
         """
         est: Any = self
         ref: Any = self.reference_model_ if model is None else model
-        mine, theirs = est.scaler_, ref.scaler_
+        mine, theirs = est.scaler_, getattr(ref, "scaler_", None)  # none: the data's units
         keep = ref._keep_history()
         tails = []
         for s in series:
