@@ -212,7 +212,10 @@ class ReferenceResidualMixin:
                 "at once; a network with a reference does not roll out: refit with horizon >= "
                 f"{horizon}"
             )
-        reference = self._reference_forecasts(series, horizon).astype(np.float32)
+        # over the whole head, as in training: a reference's forecast of a step may depend on
+        # how far it reaches (the analog-day memory's does), then the steps asked for
+        reference = self._reference_forecasts(series, int(est.head_horizon_))[:, :horizon]
+        reference = reference.astype(np.float32)
         return reference if future is None else np.concatenate([future, reference], axis=-1)
 
     def _reference_forecasts(

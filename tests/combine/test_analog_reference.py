@@ -6,9 +6,9 @@ import pytest
 from sklearn.base import clone
 
 from forecast import AnalogDayForecaster, LinearLagForecaster
-from forecast.persistence.format import load, save
 from forecast.base import SeriesArrays
 from forecast.models.referenced import ReferencedHopfieldForecaster
+from forecast.persistence.format import load, save
 
 TINY = {
     "context_length": 48,
@@ -109,3 +109,14 @@ def test_the_day_ahead_memory_preset_builds_and_fits():
     fc = model.predict(horizon=37)
     assert fc.shape == (37, 1) and fc.index[0] == df.index[-1] + pd.Timedelta("1h")
     assert np.isfinite(fc.to_numpy()).all()
+
+
+def test_a_shorter_forecast_is_the_head_of_a_longer_one():
+    # the memory's forecast of a step depends on how far it reaches (which stored days have
+    # been observed, which days are covered), so the network reads it over its whole head,
+    # as in training, whatever horizon is asked
+    df = load_series().iloc[:-8]  # ends at 15:00: 5 steps stay in the day, 12 cross midnight
+    memory_ref = memory(country="DE", timezone="Europe/Berlin", holiday_weight=3.0)
+    model = ReferencedHopfieldForecaster(reference_model=memory_ref, **TINY).fit(df)
+    long, short = model.predict(horizon=12), model.predict(horizon=5)
+    np.testing.assert_allclose(short.to_numpy(), long.to_numpy()[:5], rtol=1e-6)
