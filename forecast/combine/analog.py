@@ -29,20 +29,14 @@ import pandas as pd
 from sklearn.base import clone
 
 from forecast.base import BaseForecaster, FrameLike, SeriesArrays
+from forecast.combine.analog_keys import day_keys, key_distances
 from forecast.frames import validation as V
-from forecast.frames.calendar import calendar_features
 from forecast.frames.slices import block_bounds, without_block
 from forecast.frames.steps import steps
 from forecast.frames.timezones import to_local
 from forecast.models.fit_cache import fit as fit_once
 from forecast.persistence.registry import is_forecaster
 from forecast.training.callbacks import EpochsOnly
-
-HOLIDAY_KEYS = ("holiday_share", "bridge_share", "christmas")
-"""Calendar columns (:func:`forecast.calendar_features`) of each covered day in the key."""
-
-PROFILE_SCALE = 0.1
-"""Relative deviation that counts as one unit of profile distance (10 % of the mean)."""
 
 
 class AnalogDayForecaster(BaseForecaster):
@@ -97,7 +91,10 @@ class AnalogDayForecaster(BaseForecaster):
     The memory of a day is built at the first forecast for an origin time of day and horizon
     (one in-sample ``predict_origins`` of the reference over the training data), then reused.
     A series that was not in the fitted data gets the reference's forecast unchanged (it has
-    no memory). Point forecasts only.
+    no memory). Point forecasts only. The key covers the days the forecast covers, and a
+    stored day counts once its whole window (of the asked horizon) is observed, so a forecast
+    of a step can change with the horizon asked: a network with this memory as its
+    ``reference_model`` always reads it over its whole head.
 
     Examples
     --------
@@ -304,8 +301,10 @@ class AnalogDayForecaster(BaseForecaster):
             bank = self._bank(key, local[todo[0]], horizon) if len(todo) else None
             if bank is None:
                 continue
-            query = self._key_parts(values, index, pos[todo], horizon, bank["n_days"])
-            d2 = self._distances(query, bank["keys"])  # (n_query, n_stored)
+            query = self._key_parts(values, index, pos[todo], bank["n_days"])
+            parts = {"profile": self.profile_weight, "season": self.season_weight,
+                     "holiday": self.holiday_weight}  # fmt: skip
+            d2 = key_distances(query, bank["keys"], parts)  # (n_query, n_stored)
             # a stored window counts only once it lies wholly at or before the origin
             ends, at = bank["ends"].as_unit("ns").asi8, stamps[todo].as_unit("ns").asi8
             d2[ends[None, :] > at[:, None]] = np.inf
@@ -316,19 +315,6 @@ class AnalogDayForecaster(BaseForecaster):
             retrieved = np.tensordot(weights, bank["errors"], axes=1)  # (n, h, C)
             out[todo[seen]] += self.shrink * retrieved
         return out
-
-    def _distances(self, query: dict[str, np.ndarray], keys: dict[str, np.ndarray]) -> np.ndarray:
-        weights = {
-            "profile": self.profile_weight / PROFILE_SCALE,
-            "season": self.season_weight,
-            "holiday": self.holiday_weight,
-        }
-        d2 = np.zeros((len(query["season"]), len(keys["season"])))
-        for group, k in keys.items():
-            q = query[group]  # mean squared difference, as |q|^2 - 2 q.k + |k|^2 over dims
-            cross = (q**2).sum(axis=1)[:, None] - 2 * q @ k.T + (k**2).sum(axis=1)[None, :]
-            d2 += weights[group] ** 2 * np.maximum(cross, 0.0) / q.shape[1]
-        return d2
 
     def _local(self, index: pd.DatetimeIndex) -> pd.DatetimeIndex:
         zone = self.timezone or self.tz_  # None only for naive data, which stays as given
@@ -361,7 +347,7 @@ class AnalogDayForecaster(BaseForecaster):
         last = local[min(len(local) - 1, pos[0] + horizon)]
         n_days = (last.normalize() - local[pos[0]].normalize()).days + 1
         bank = {
-            "keys": self._key_parts(values, index, pos, horizon, n_days),
+            "keys": self._key_parts(values, index, pos, n_days),
             "errors": errors,
             "ends": index[pos + horizon],
             "n_days": n_days,
@@ -392,28 +378,8 @@ class AnalogDayForecaster(BaseForecaster):
         return out
 
     def _key_parts(
-        self,
-        values: np.ndarray,
-        index: pd.DatetimeIndex,
-        pos: np.ndarray,
-        horizon: int,
-        n_days: int,
+        self, values: np.ndarray, index: pd.DatetimeIndex, pos: np.ndarray, n_days: int
     ) -> dict[str, np.ndarray]:
-        """Profile, season and holiday parts of the keys of the origins at ``pos``."""
-        n = self.context_steps_
-        window = values[pos[:, None] + np.arange(1 - n, 1)]  # (n, L, C)
-        mean = np.nanmean(window, axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            profile = np.where(mean != 0, window / mean - 1.0, 0.0)
-        profile = np.nan_to_num(profile, nan=0.0)  # a missing step counts as the mean
-        parts = {"profile": profile.reshape(len(pos), -1)}
+        """Keys of the origins at ``pos`` (:func:`~forecast.combine.analog_keys.day_keys`)."""
         local = self._local(index[pos])
-        days = local.normalize().tz_localize(None) if local.tz is not None else local.normalize()
-        angle = 2 * np.pi * (days.day_of_year.to_numpy() - 1) / 365.25
-        parts["season"] = np.c_[np.sin(angle), np.cos(angle)]
-        if self.country is not None:
-            covered = [days + pd.Timedelta(days=k, hours=12) for k in range(n_days)]
-            flags = [calendar_features(d, country=self.country) for d in covered]
-            columns = [f[list(HOLIDAY_KEYS)].to_numpy(float) for f in flags]
-            parts["holiday"] = np.concatenate(columns, axis=1)
-        return parts
+        return day_keys(values, pos, local, self.context_steps_, n_days, self.country)

@@ -13,7 +13,12 @@ fine): :class:`~forecast.models.baselines.LinearLagForecaster` is the one measur
 German day-ahead protocol (``docs/results/day-ahead.md``; the settings are
 :data:`forecast.models.DAY_AHEAD_LOAD`). Its forecasts for every training window
 are in-sample (the reference was fitted on the same years), which for a ridge on a few
-hundred regressors and tens of thousands of rows differs little from out-of-sample.
+hundred regressors and tens of thousands of rows differs little from out-of-sample. The
+reference can also be the linear model under its analog-day memory
+(:class:`forecast.combine.AnalogDayForecaster`; the settings are
+:data:`forecast.combine.DAY_AHEAD_MEMORY`): each window then reads the memory's forecast from
+its own last step, retrieved from the stored days observed by then. At prediction the
+reference is forecast over the whole head, as in training, and cut to the steps asked for.
 """
 
 from __future__ import annotations
