@@ -14,11 +14,12 @@ from forecast.combine.analog import AnalogDayForecaster
 from forecast.models.baselines.linear import LinearLagForecaster
 from forecast.models.presets import DAY_AHEAD_LOAD
 
-GERMANY = {"country": "DE", "timezone": "Europe/Berlin"}
-
 DAY_AHEAD_MEMORY: dict[str, Any] = DAY_AHEAD_LOAD | {
     "reference_model": AnalogDayForecaster(
-        LinearLagForecaster(calendar=True, **GERMANY), memory_folds=3, **GERMANY
+        LinearLagForecaster(calendar=True, country="DE", timezone="Europe/Berlin"),
+        memory_folds=3,
+        country="DE",
+        timezone="Europe/Berlin",
     ),
 }
 """German day-ahead load: ``ReferencedHopfieldForecaster(**DAY_AHEAD_MEMORY, random_state=0)``.
