@@ -9,16 +9,7 @@ from forecast import AnalogDayForecaster, LinearLagForecaster
 from forecast.base import SeriesArrays
 from forecast.models.referenced import ReferencedHopfieldForecaster
 from forecast.persistence.format import load, save
-
-TINY = {
-    "context_length": 48,
-    "horizon": 12,
-    "hidden_size": 8,
-    "n_heads": 2,
-    "max_epochs": 2,
-    "batch_size": 64,
-    "random_state": 0,
-}
+from tests.models.test_referenced import TINY  # the tiny networks of the referenced tests
 
 
 def load_series(days=40, seed=0):
