@@ -160,6 +160,13 @@ def export_onnx(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool
         refuse_foreign(target, is_replaceable_export, "an ONNX export folder (only its files)")
     if not hasattr(estimator, "module_") or not hasattr(estimator, "columns_"):
         _refuse(estimator, "the estimator is not fitted; call fit first")
+    if getattr(estimator, "reference_model_", None) is not None:
+        _refuse(
+            estimator,
+            f"reference_model={type(estimator.reference_model_).__name__} is not exported: "
+            "each forecast adds the network's correction to the reference's forecast, which "
+            "the ONNX graph cannot compute; refit without reference_model to export",
+        )
     params, fitted = export_state(estimator)
     try:
         check_state(params, fitted, target)

@@ -107,6 +107,20 @@ def test_unfitted_models_are_refused(tmp_path):
     assert not (tmp_path / "a").exists()
 
 
+def test_a_network_with_a_reference_is_refused_by_name(tmp_path):
+    from forecast.models.baselines import SeasonalNaive
+    from forecast.models.referenced import ReferencedHopfieldForecaster
+
+    data = make_series(n=150)
+    model = ReferencedHopfieldForecaster(
+        reference_model=SeasonalNaive(season="1D"), context_length=24, horizon=6,
+        hidden_size=4, n_heads=1, max_epochs=1, random_state=0,
+    ).fit(data)  # fmt: skip
+    with pytest.raises(ValueError, match=r"reference_model=SeasonalNaive is not exported"):
+        model.to_onnx(tmp_path / "a")
+    assert not (tmp_path / "a").exists()
+
+
 def test_files_are_checked_as_a_saved_folder_is(folder, tmp_path):
     data = bytearray((folder / NETWORK).read_bytes())
     data[len(data) // 2] ^= 0xFF
