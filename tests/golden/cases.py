@@ -2,7 +2,8 @@
 
 ``record.py`` fits every case once and stores its forecasts (and a saved folder per
 estimator); ``test_golden.py`` refits them with the same seed and loads the folders, and
-compares. Cases name classes by their public ``forecast`` names, so they survive moves.
+compares. Cases name classes by their public ``forecast`` (or ``forecast.models``) names, so
+they survive moves.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ FAMILIES = [
     "HopfieldForecaster",
 ]
 
+
+LINEAR = ("LinearLagForecaster", dict(horizon=6, country="DE", timezone="Europe/Berlin"))
+MEMORY = dict(
+    reference_model=LINEAR, context="1D", memory_folds=2, country="DE", timezone="Europe/Berlin"
+)
+"""The analog-day memory of the golden cases: LinearLag with out-of-fold errors."""
 
 PINNED = {"ElmanForecaster": {"num_layers": 1, "n_ensemble": 1}}
 """Parameters whose library default changed after the case was recorded: the case keeps the
@@ -118,6 +125,17 @@ def cases() -> dict[str, tuple[str, dict, str]]:
             ),
             "plain",
         ),
+        "AnalogDayForecaster": ("AnalogDayForecaster", MEMORY, "plain"),
+        "referenced-hopfield-linear": (
+            "ReferencedHopfieldForecaster",
+            dict(TINY, horizon=15, reference_model=LINEAR, reference_input=True),
+            "plain",
+        ),
+        "referenced-hopfield-memory": (
+            "ReferencedHopfieldForecaster",
+            dict(TINY, horizon=15, reference_model=("AnalogDayForecaster", MEMORY)),
+            "plain",
+        ),
     }
     out.update(extra)
     return out
@@ -125,7 +143,6 @@ def cases() -> dict[str, tuple[str, dict, str]]:
 
 def build(class_name: str, params: dict):
     """The estimator of a case; nested ``(class name, params)`` pairs become estimators."""
-    import forecast
 
     def value(v):
         if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
@@ -136,7 +153,17 @@ def build(class_name: str, params: dict):
             return [value(x) for x in v]
         return v
 
-    return getattr(forecast, class_name)(**{k: value(v) for k, v in params.items()})
+    return resolve(class_name)(**{k: value(v) for k, v in params.items()})
+
+
+def resolve(class_name: str) -> type:
+    """The class of a public name of ``forecast`` (or of ``forecast.models``)."""
+    import forecast
+    import forecast.models
+
+    found = getattr(forecast, class_name, None) or getattr(forecast.models, class_name)
+    assert isinstance(found, type)
+    return found
 
 
 def data(kind: str) -> pd.DataFrame:

@@ -1,5 +1,8 @@
 """Record the golden forecasts: ``python -m tests.golden.record`` (run before code moves).
 
+``python -m tests.golden.record --add CASE ...`` records only new cases of ``cases.py``,
+leaving every recorded forecast and folder as it is (and refuses another torch or numpy build).
+
 Writes ``tests/golden/forecasts.npz`` (every case's forecasts), ``tests/golden/versions.json``
 (the library versions they were made with) and one saved model folder per case under
 ``tests/golden/folders/``, each loaded later by ``test_golden.py``.
@@ -7,6 +10,7 @@ Writes ``tests/golden/forecasts.npz`` (every case's forecasts), ``tests/golden/v
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 from pathlib import Path
@@ -49,22 +53,49 @@ def comparison_arrays() -> dict[str, np.ndarray]:
     return out
 
 
-def main() -> None:
-    torch.set_num_threads(1)
-    arrays = {}
+def record(names: list[str], arrays: dict[str, np.ndarray]) -> None:
+    """Fit the cases ``names``, put their forecasts in ``arrays`` and save their folders."""
     folders = HERE / "folders"
-    shutil.rmtree(folders, ignore_errors=True)
-    folders.mkdir()
-    for name, (cls, params, kind) in cases().items():
+    folders.mkdir(exist_ok=True)
+    for name in names:
+        cls, params, kind = cases()[name]
         model = build(cls, params).fit(data(kind))
         for call, values in forecasts(model, kind).items():
             arrays[f"{name}/{call}"] = values
+        shutil.rmtree(folders / name, ignore_errors=True)
         model.save(folders / name)
         print(f"{name}: {sorted(forecasts(model, kind))}")
-    arrays.update(comparison_arrays())
-    np.savez(HERE / "forecasts.npz", **arrays)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--add",
+        nargs="+",
+        metavar="CASE",
+        help="record only these new cases; every recorded case and folder stays as it is",
+    )
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
     versions = {"torch": torch.__version__, "numpy": np.__version__}
-    (HERE / "versions.json").write_text(json.dumps(versions, indent=1) + "\n")
+    if args.add:
+        recorded = json.loads((HERE / "versions.json").read_text())
+        if recorded != versions:
+            raise SystemExit(f"the golden cases were recorded with {recorded}, this is {versions}")
+        with np.load(HERE / "forecasts.npz") as golden:
+            arrays = {key: golden[key] for key in golden.files}
+        old = {key.split("/")[0] for key in arrays}
+        unknown = sorted(set(args.add) - set(cases()))
+        if unknown or old & set(args.add):
+            raise SystemExit(f"not new cases: {sorted(old & set(args.add)) or unknown}")
+        record(args.add, arrays)
+    else:
+        arrays = {}
+        shutil.rmtree(HERE / "folders", ignore_errors=True)
+        record(list(cases()), arrays)
+        arrays.update(comparison_arrays())
+        (HERE / "versions.json").write_text(json.dumps(versions, indent=1) + "\n")
+    np.savez(HERE / "forecasts.npz", **arrays)
 
 
 if __name__ == "__main__":

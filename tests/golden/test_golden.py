@@ -17,7 +17,7 @@ import torch
 
 import forecast
 
-from .cases import build, cases, data
+from .cases import build, cases, data, resolve
 from .record import comparison_arrays, forecasts
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +48,7 @@ def test_refit_gives_the_golden_forecasts(name):
 def test_folder_saved_before_the_restructure_forecasts_the_same(name):
     cls, _, kind = CASES[name]
     model = forecast.load(HERE / "folders" / name, device="cpu")
-    assert type(model) is getattr(forecast, cls)
+    assert type(model) is resolve(cls)
     _compare(name, forecasts(model, kind), atol=1e-6 if SAME_BUILD else 1e-4)
 
 
