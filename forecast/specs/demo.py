@@ -136,8 +136,9 @@ class DemoResult:
             f"why {best} and not a network: the best network, {net}, scored {mape[net]:.2f} % "
             f"against {mape[best]:.2f} %{also}. Eleven months of half-hourly demand from one "
             "region are little data for a network, and a linear model on lags and the calendar "
-            "fits them well; on four years of German load networks are in the winning blend "
-            "(README.md, Results; docs/results/day-ahead.md)"
+            "fits them well. On four years of German load networks are in the winning blend, "
+            "and a network correcting the linear model's analog-day memory beats the linear and "
+            "boosted models on the load alone (README.md, Results; docs/results/day-ahead.md)"
         )
 
     def summary(self) -> str:
