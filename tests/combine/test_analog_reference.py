@@ -7,7 +7,10 @@ from sklearn.base import clone
 
 from forecast import AnalogDayForecaster, LinearLagForecaster
 from forecast.base import SeriesArrays
-from forecast.models.referenced import ReferencedHopfieldForecaster
+from forecast.models.referenced import (
+    ReferencedHopfieldForecaster,
+    ReferencedTransformerForecaster,
+)
 from forecast.persistence.format import load, save
 from tests.models.test_referenced import TINY  # the tiny networks of the referenced tests
 
@@ -56,9 +59,10 @@ def test_a_series_without_memory_or_short_history_gets_the_reference_forecast():
     np.testing.assert_allclose(out[1], expected, rtol=1e-10)
 
 
-def test_training_windows_carry_the_memory_forecast_of_their_origin():
+@pytest.mark.parametrize("family", [ReferencedHopfieldForecaster, ReferencedTransformerForecaster])
+def test_training_windows_carry_the_memory_forecast_of_their_origin(family):
     df = load_series()
-    model = ReferencedHopfieldForecaster(reference_model=memory(), **TINY).fit(df)
+    model = family(reference_model=memory(), **TINY).fit(df)
     assert isinstance(model.reference_model_, AnalogDayForecaster)
     series = model._to_arrays({None: df}, horizon=0, future=None)
     train, _ = model._training_data(series, None, [])
