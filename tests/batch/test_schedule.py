@@ -65,10 +65,13 @@ def test_second_holder_in_the_same_process_is_refused_with_the_holder(tmp_path):
 SLOW_RUN = textwrap.dedent(
     """
     import sys, time
+    from pathlib import Path
     import forecast.batch.run as run
     real = run.forecast_file
-    def slow(*args, **kwargs):  # a batch that takes long: the lock is held meanwhile
-        time.sleep(float(sys.argv[1]))
+    def slow(*args, **kwargs):  # a batch that lasts until the test releases it (or 120 s)
+        deadline = time.monotonic() + 120
+        while not Path(sys.argv[1]).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
         return real(*args, **kwargs)
     run.forecast_file = slow
     from forecast.batch.cli import main
@@ -84,8 +87,9 @@ def test_two_overlapping_runs_one_writes_the_other_exits_75(job, tmp_path):
     argv = ["--model", MODEL, "--input", str(job["dir"] / "latest.csv"), "--output", str(output)]
     argv += ["--tracking-uri", store, "--lock", str(lock), "--experiment", "overlap"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    release = tmp_path / "release"
     first = subprocess.Popen(
-        [sys.executable, "-c", SLOW_RUN, "20", *argv],
+        [sys.executable, "-c", SLOW_RUN, str(release), *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -106,6 +110,7 @@ def test_two_overlapping_runs_one_writes_the_other_exits_75(job, tmp_path):
         )
         assert first.poll() is None  # it really overlapped
     finally:
+        release.touch()
         out, err = first.communicate(timeout=300)
     assert second.returncode == EXIT_LOCKED and second.stdout == ""
     message = errors(second.stderr)
