@@ -40,8 +40,11 @@ def test_python_block_runs_as_written(index, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     code = python_blocks(README.read_text())[index]
-    exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "__readme__"})
+    namespace = {"__name__": "__readme__"}
+    exec(compile(code, f"README.md python block {index + 1}", "exec"), namespace)
     out = capsys.readouterr().out
+    if "fc" in namespace and "elecdemand" in code:  # 48 half-hours with no missing value
+        assert len(namespace["fc"]) == 48 and not namespace["fc"].isna().any().any()
     if "print(" in code:
         assert out.strip(), "the snippet prints nothing"
     if "GRUForecaster" in code:  # the first forecast: a GRU against LinearLag and last week
