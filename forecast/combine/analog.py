@@ -261,7 +261,7 @@ class AnalogDayForecaster(BaseForecaster):
         keys = [s.key for s in series]
         for key in dict.fromkeys(keys):
             rows = [i for i, k in enumerate(keys) if k == key and len(series[i].y) >= n]
-            if not rows or self.shrink == 0:
+            if not rows:
                 continue
             # the last ``context`` steps of each series, end to end: origin i is at i*n + n-1
             values = np.concatenate([series[i].y[-n:] for i in rows])
@@ -278,8 +278,6 @@ class AnalogDayForecaster(BaseForecaster):
         self, key: Any, frame: pd.DataFrame, origins: list[pd.Timestamp], horizon: int
     ) -> np.ndarray:
         """``1 + shrink * retrieved relative error``, shape ``(n_origins, horizon, C)``."""
-        if self.shrink == 0 or not origins:
-            return np.ones((len(origins), horizon, len(self.columns_)))
         index = pd.DatetimeIndex(frame.index)
         pos = index.get_indexer(pd.DatetimeIndex(origins))
         return self._retrieve(key, frame[self.columns_].to_numpy(float), index, pos, horizon)
@@ -293,6 +291,8 @@ class AnalogDayForecaster(BaseForecaster):
         memory, keeps the factor 1.
         """
         out = np.ones((len(pos), horizon, len(self.columns_)))
+        if self.shrink == 0 or len(pos) == 0:
+            return out
         stamps = index[pos]
         local = self._local(stamps)
         phases = local.hour * 60 + local.minute

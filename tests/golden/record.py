@@ -60,11 +60,12 @@ def record(names: list[str], arrays: dict[str, np.ndarray]) -> None:
     for name in names:
         cls, params, kind = cases()[name]
         model = build(cls, params).fit(data(kind))
-        for call, values in forecasts(model, kind).items():
+        calls = forecasts(model, kind)
+        for call, values in calls.items():
             arrays[f"{name}/{call}"] = values
         shutil.rmtree(folders / name, ignore_errors=True)
         model.save(folders / name)
-        print(f"{name}: {sorted(forecasts(model, kind))}")
+        print(f"{name}: {sorted(calls)}")
 
 
 def main(argv: list[str] | None = None) -> None:
