@@ -95,6 +95,7 @@ def write_folder(
     target: Path,
     files: Mapping[str, bytes],
     replace: Callable[[Path], None] | None = None,
+    check: Callable[[Path], None] | None = None,
 ) -> None:
     """Write ``files`` (name to content) as the folder ``target``.
 
@@ -108,6 +109,10 @@ def write_folder(
     replace : callable, optional
         Called with ``target`` when it exists; it raises if ``target`` must not be replaced.
         Without it an existing ``target`` raises ``FileExistsError``.
+    check : callable, optional
+        Called with the complete temporary folder before it is put in place (the reader's
+        own check of what was written); whatever it raises propagates, the temporary is
+        removed and ``target`` is left as it was, byte for byte.
     """
     exists = target.exists() or target.is_symlink()
     if exists:
@@ -120,6 +125,8 @@ def write_folder(
     try:
         os.mkdir(tmp)  # mode 0o777 minus the umask
         _write_files(tmp, files)
+        if check is not None:
+            check(tmp)
         if exists:
             old = _swap(tmp, target)
             _remove(old)

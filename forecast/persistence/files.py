@@ -6,7 +6,8 @@ or disclose the size of a file elsewhere. A file's size is compared with what th
 lists, and with a cap, *before* any byte is read; it is then opened with ``O_NOFOLLOW``
 where the platform has it, checked again with ``fstat`` (the same file, the same size) and
 read exactly. JSON is parsed strictly (no ``NaN``/``Infinity`` tokens: our encoder tags
-non-finite floats, see :mod:`forecast.persistence.serialize`) under caps on its size, its
+non-finite floats, see :mod:`forecast.persistence.serialize`; no key twice in one object)
+under caps on its size, its
 number of values and its nesting depth. Every failure is a
 :class:`~forecast.persistence.errors.ModelFormatError` naming the file.
 """
@@ -148,6 +149,16 @@ def _refuse_constant(token: str) -> Any:
     raise ValueError(f"bare {token} is not strict JSON (non-finite floats are tagged)")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Build a JSON object, refusing a key given twice (``json`` would keep the last)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def strict_json(raw: bytes, where: Path, *, max_values: int = MAX_JSON_VALUES) -> Any:
     """Parse strict JSON under caps on values and depth.
 
@@ -168,14 +179,15 @@ def strict_json(raw: bytes, where: Path, *, max_values: int = MAX_JSON_VALUES) -
     Raises
     ------
     ModelFormatError
-        Not UTF-8, not strict JSON, more values than ``max_values`` or deeper than
+        Not UTF-8, not strict JSON (a key given twice in one object included: the files
+        we write never repeat one), more values than ``max_values`` or deeper than
         ``MAX_JSON_DEPTH``.
     """
     count = raw.count(b"[") + raw.count(b"{") + raw.count(b",")
     if count > max_values:
         raise ModelFormatError(f"{where}: more than {max_values} JSON values; refusing to parse")
     try:
-        value = json.loads(raw, parse_constant=_refuse_constant)
+        value = json.loads(raw, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
     except RecursionError as err:
         raise ModelFormatError(f"{where}: JSON nested too deeply") from err
     except (UnicodeDecodeError, ValueError) as err:  # JSONDecodeError, long int literals

@@ -46,6 +46,7 @@ from __future__ import annotations
 import os
 import platform
 import re
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from forecast._version import __version__
 from forecast.frames.fingerprint import fingerprint
+from forecast.frames.io import remove_stale_temporaries
+from forecast.frames.lineage import check_state as check_lineage
+from forecast.frames.lineage import summary as lineage_summary
 from forecast.persistence.arrays import check_npz_tail, read_npz
 from forecast.persistence.atomic import write_folder
 from forecast.persistence.manifest import (
@@ -92,6 +96,7 @@ _ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
 FOLDS_SUFFIX = "_folds_"
 """Name suffix of a fitted list of clones of one estimator parameter (fitted on folds)."""
 _PARAM_CHECKS = ("_check_params", "_spec")  # the class's own parameter validation, if any
+_LOOP_STATE = ("lineage_", "n_updates_", "updated_through_")
 
 
 def _fitted_attributes(estimator: Any) -> dict[str, Any]:
@@ -128,19 +133,28 @@ def _lineage_summary(estimator: Any) -> dict[str, Any]:
     records = getattr(estimator, "lineage_", None)
     if not isinstance(records, list):
         return {}
+    n_updates = getattr(estimator, "n_updates_", 0)
     through = getattr(estimator, "updated_through_", None)
-    keys = ("kind", "rule", "start", "end", "rows", "fingerprint")
-    return {
-        "lineage": {
-            "n_updates": int(getattr(estimator, "n_updates_", 0)),
-            "updated_through": (
-                {str(k): str(v) for k, v in through.items()}
-                if isinstance(through, dict)
-                else str(through)
-            ),
-            "records": [{k: r.get(k) for k in keys} for r in records],
-        }
-    }
+    return {"lineage": lineage_summary(records, n_updates, through)}
+
+
+def _check_loop_state(estimator: Any, manifest: dict[str, Any], path: Path) -> None:
+    """Refuse a loaded lineage that is malformed or disagrees with the manifest's summary."""
+    present = [hasattr(estimator, name) for name in _LOOP_STATE]
+    if not any(present) and "lineage" not in manifest:
+        return  # saved before lineage
+    if not all(present):
+        missing = [n for n, p in zip(_LOOP_STATE, present, strict=True) if not p]
+        raise ModelFormatError(f"{path / FITTED}: the loop's state lacks {missing}")
+    try:
+        check_lineage(*(getattr(estimator, name) for name in _LOOP_STATE))
+    except ValueError as err:
+        raise ModelFormatError(f"{path / FITTED}: {err}") from err
+    if manifest.get("lineage") != _lineage_summary(estimator).get("lineage"):
+        raise ModelFormatError(
+            f"{path / MANIFEST}: 'lineage' does not agree with the lineage_, n_updates_ and "
+            f"updated_through_ of {FITTED}"
+        )
 
 
 def save(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
@@ -171,11 +185,39 @@ def save(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool = Fals
     TypeError
         If the class is not registered, or a parameter or fitted attribute has a type a
         saved folder cannot hold (the message names it). Nothing is written then.
+    ModelFormatError
+        If the folder written would not load (non-finite weights, a file over its cap,
+        state that fails the load's checks): the check is :func:`load`'s own, run on the
+        complete temporary folder before it is renamed into place, so nothing is written
+        and a folder replaced with ``overwrite=True`` is left byte for byte.
     """
     path = Path(path)
     files, _ = _folder_files(estimator)
-    write_folder(path, files, replace=_replaceable if overwrite else _refuse)
+    write_folder(
+        path,
+        files,
+        replace=_replaceable if overwrite else _refuse,
+        check=lambda written: _check_loads(written, path, type(estimator)),
+    )
     return path
+
+
+def _check_loads(written: Path, target: Path, cls: type) -> None:
+    """Load the folder just written (not yet in place) as ``load`` would; refuse it else.
+
+    The one rule for what may be written over a saved model: nothing ``load`` would refuse
+    (non-finite weights, a file over its cap, state that fails the load's checks). The
+    message names ``target``, whose folder (if any) is left as it was.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _load(written, "cpu", cls, None)
+    except (ModelFormatError, TypeError, ValueError) as err:
+        detail = str(err).replace(os.fspath(written), os.fspath(target)).splitlines()[0]
+        raise ModelFormatError(
+            f"{target}: not saved, the folder would not load ({detail}); nothing was written"
+        ) from err
 
 
 def _is_estimator_list(value: object) -> bool:
@@ -261,11 +303,14 @@ def load(
     FileNotFoundError
         If ``path`` is not a saved model folder.
     ModelFormatError
-        If the folder does not match its manifest, has an unsupported format, holds a
-        symbolic link, a file over its cap, malformed JSON, npz or safetensors, non-finite
-        weights, weights of another shape than its parameters imply, or parameters or
-        state the class rejects (a ``ValueError``; the message names the file). Nothing is
-        allocated for a file before its size and structure are checked.
+        If the folder is a symbolic link or does not match its manifest, has an
+        unsupported format, holds a symbolic link, a file over its cap, malformed JSON,
+        npz or safetensors, non-finite weights, weights of another shape than its
+        parameters imply, parameters or state the class rejects (a ``ValueError``; the
+        message names the file), or a loop state (``lineage_``, ``n_updates_``,
+        ``updated_through_``) that is malformed or disagrees with the manifest's
+        ``lineage``. Nothing is allocated for a file before
+        its size and structure are checked.
     TypeError
         If the folder holds another class than ``cls``.
     ValueError
@@ -273,11 +318,19 @@ def load(
 
     Notes
     -----
+    Temporary folders that a killed ``save`` left beside ``path`` are removed first (as the
+    next ``save`` does; where the parent folder is read-only they are left).
+
     ``checkpoint_dir`` is not taken from the folder: a loaded model's ``checkpoint_dir``
     is None (refitting it never writes over the checkpoints of the run that saved it); set
     it with ``set_params`` before refitting to resume or keep checkpoints.
     """
-    return _load(Path(path), resolve_device(device), cls, None)
+    path = Path(path)
+    try:  # the temporaries of a save that was killed beside this folder
+        remove_stale_temporaries(path)
+    except OSError:  # a read-only place: left for the next save
+        pass
+    return _load(path, resolve_device(device), cls, None)
 
 
 def _load(path: Path, target: str, cls: type | None, expected: str | None) -> Any:
@@ -339,6 +392,7 @@ def _rebuild(
         else:
             value = _load(path / name, device, None, pin)
         setattr(estimator, name, value)
+    _check_loop_state(estimator, manifest, path)
     for check in _PARAM_CHECKS:
         if hasattr(estimator, check):
             try:

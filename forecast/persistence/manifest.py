@@ -130,7 +130,8 @@ def read_manifest(path: Path, expected: str | None = None, stacklevel: int = 6) 
     FileNotFoundError
         If ``path`` is not a folder or has no manifest.
     ModelFormatError
-        If the manifest is a link, too large, not strict JSON or not a manifest of ours.
+        If the folder or its manifest is a link, or the manifest is too large, not strict
+        JSON or not a manifest of ours.
     """
     where = path / MANIFEST
     mlflow_hint = (
@@ -140,6 +141,11 @@ def read_manifest(path: Path, expected: str | None = None, stacklevel: int = 6) 
     text = os.fspath(path)
     if "://" in text or text.startswith(("models:/", "runs:/")):
         raise FileNotFoundError(f"{text} is a model URI, not a saved model folder{mlflow_hint}")
+    if path.is_symlink():
+        raise ModelFormatError(
+            f"{path}: is a symbolic link; load the saved model folder it points to by its own "
+            "path (a model folder and its entries are never links)"
+        )
     if not path.is_dir():
         raise FileNotFoundError(f"{path} is not a saved model folder: no such folder")
     if not os.path.lexists(where):

@@ -20,6 +20,7 @@ time zone and step, :func:`forecast.frames.lineage.continuity`), then calls the 
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any, Self
 
 import pandas as pd
@@ -27,7 +28,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from forecast.frames import validation as V
 from forecast.frames.cleaning import in_zone
-from forecast.frames.lineage import ON_GAP, ON_OVERLAP, check_choice, continuity, ends, record
+from forecast.frames.lineage import (
+    ON_GAP,
+    ON_OVERLAP,
+    appended,
+    check_choice,
+    continuity,
+    ends,
+    record,
+)
 from forecast.frames.lineage import through_of as _through_of
 
 __all__ = ["UpdateMethods"]
@@ -142,6 +151,16 @@ class UpdateMethods:
             On overlap or gap (naming the timestamps) unless told how to treat them, on
             columns other than the fitted ones, on a series not seen in fit, and on
             ``history`` / ``epochs`` given to an estimator that does not read them.
+        RuntimeError
+            A neural update that diverged (non-finite weights or losses).
+
+        Notes
+        -----
+        An update is all or nothing: when it raises (a refused option, a diverging
+        training, a callback's error, an interrupt), the estimator is left exactly as it was
+        (the same weights, forecast and lineage). The lineage keeps the fit record and the
+        most recent updates (:data:`forecast.frames.lineage.KEEP_UPDATES`); older update
+        records fold into one ``"earlier"`` record of their totals.
         """
         check_is_fitted(self, "columns_")
         check_choice("on_overlap", on_overlap, ON_OVERLAP)
@@ -175,20 +194,26 @@ class UpdateMethods:
                 on_gap,
             )
         callbacks = list(callbacks or [])
-        for callback in callbacks:  # the protocol of fit: an MLflow callback opens a run
-            callback.on_fit_start(self)
-        extra = self._update_frames(new, notes, history, training, callbacks)
-        merged = {k: v for n in notes.values() for k, v in n.items()}
-        lineage = list(getattr(self, "lineage_", []))
-        self.lineage_ = [*lineage, record("update", rule, X, new, **merged, **extra)]
-        new_ends = ends(new, kind)
-        if isinstance(through, dict):
-            assert isinstance(new_ends, dict)  # several series in, several out
-            new_ends = {**through, **new_ends}
-        self.updated_through_ = new_ends
-        self.n_updates_ = int(getattr(self, "n_updates_", 0)) + 1
-        for callback in callbacks:
-            callback.on_fit_end(self)
+        before = copy.deepcopy(self.__dict__)  # an update that fails leaves self as it was
+        try:
+            for callback in callbacks:  # the protocol of fit: an MLflow callback opens a run
+                callback.on_fit_start(self)
+            extra = self._update_frames(new, notes, history, training, callbacks)
+            merged = {k: v for n in notes.values() for k, v in n.items()}
+            lineage = list(getattr(self, "lineage_", []))
+            self.lineage_ = appended(lineage, record("update", rule, X, new, **merged, **extra))
+            new_ends = ends(new, kind)
+            if isinstance(through, dict):
+                assert isinstance(new_ends, dict)  # several series in, several out
+                new_ends = {**through, **new_ends}
+            self.updated_through_ = new_ends
+            self.n_updates_ = int(getattr(self, "n_updates_", 0)) + 1
+            for callback in callbacks:
+                callback.on_fit_end(self)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
         return self
 
     # ------------------------------------------------------------------ hooks
@@ -272,15 +297,35 @@ class UpdateMethods:
                 )
             seen = self._clean_new(raw[key], key, "history")
             end = self._series_through(through, key)
-            if seen.index[-1] != end:
+            if not len(seen) or seen.index[-1] != end:
+                last = seen.index[-1] if len(seen) else "no row"
                 raise ValueError(
-                    f"{V._where(key)}history ends at {seen.index[-1]}, not at "
+                    f"{V._where(key)}history ends at {last}, not at "
                     f"updated_through_={end}: pass all the data seen"
                 )
             joined[key] = self._joined(seen, rows, notes[key])
+        self._check_history_start(joined)
         kept = {name: getattr(self, name) for name in _LINEAGE if hasattr(self, name)}
         data = joined[None] if kind == "frame" and list(joined) == [None] else joined
         self.fit(data)  # the update's callbacks see the update, not this fit
         for attr, value in kept.items():
             setattr(self, attr, value)
         return {"history_rows": int(sum(len(f) for f in joined.values()))}
+
+    def _check_history_start(self, joined: dict[Any, pd.DataFrame]) -> None:
+        """Refuse a refit on history that starts after the first row the model was fitted on.
+
+        A refit on a shorter history would silently forget the rows before it; the fit
+        record's ``start`` (the first timestamp of all the series fitted) is the bound.
+        """
+        lineage = getattr(self, "lineage_", None)
+        start = lineage[0].get("start") if isinstance(lineage, list) and lineage else None
+        if start is None:  # a folder saved before lineage: the start is not known
+            return
+        first = min(frame.index[0] for frame in joined.values())
+        if first > pd.Timestamp(start):
+            raise ValueError(
+                f"history starts at {first}, after the first row the model was fitted on "
+                f"({start}): a refit on it would forget the rows before it; pass all the data "
+                "seen (or fit a new model on the shorter data)"
+            )
