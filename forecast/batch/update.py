@@ -7,6 +7,11 @@ same folder may be given: it is replaced atomically, as ``save(overwrite=True)``
 saved model folder). With tracking, the update is an MLflow run of the experiment
 ``forecast-update`` with the model's lineage (``lineage.json``); with ``register`` the updated
 model becomes a new version of that registered model, and ``alias`` points at it.
+
+Nothing is half done: ``--output`` is checked (as ``save`` checks it) before the model is
+loaded; an update that fails or diverges raises and writes nothing; the folder is written
+only if it loads (``save``'s own check); and the version is registered only after the folder
+was written, so the registry never names an update that ``--output`` does not hold.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import pandas as pd
 from forecast.batch.files import BatchError, read_input
 from forecast.batch.run import load_forecaster
 from forecast.frames.cleaning import in_zone
+from forecast.persistence.format import check_writable
 from forecast.persistence.manifest import ModelFormatError
 
 __all__ = ["UPDATE_EXPERIMENT", "update_folder"]
@@ -96,6 +102,10 @@ def update_folder(
     if alias is not None and register is None:
         raise BatchError("--alias needs --register (the registered model it names)")
     try:
+        check_writable(output, overwrite=True)
+    except OSError as err:
+        raise BatchError(f"output {output}: {str(err).splitlines()[0]}") from None
+    try:
         estimator, _ = load_forecaster(model, tracking_uri)
     except (FileNotFoundError, ModelFormatError) as err:
         raise BatchError(f"model {model}: {str(err).splitlines()[0]}") from None
@@ -125,25 +135,26 @@ def update_folder(
 
         source = os.fspath(input)
         callback = MLflowCallback(
-            new, experiment=experiment, tracking_uri=tracking_uri, registered_model_name=register
+            new, experiment=experiment, tracking_uri=tracking_uri, log_model=bool(register)
         )
         callback.data_source = source
         callbacks.append(callback)
     try:
         estimator.update(new, callbacks=callbacks, **options)
-    except ValueError as err:
-        raise BatchError(f"update of {model}: {str(err).splitlines()[0]}") from None
+    except (ValueError, RuntimeError) as err:  # RuntimeError: a diverging neural update
+        raise BatchError(
+            f"update of {model}: {str(err).splitlines()[0]}; nothing was written"
+        ) from None
     try:
         estimator.save(Path(output), overwrite=True)
-    except (FileExistsError, OSError) as err:
+    except (ValueError, OSError) as err:  # ModelFormatError: the folder would not load
         raise BatchError(f"output {output}: {str(err).splitlines()[0]}") from None
-    if register and alias:
+    if register:
         info = callbacks[0].model_info
-        version = getattr(info, "registered_model_version", None)
-        if version is None:
+        if info is None:
             raise BatchError(f"the updated model was saved to {output} but not registered")
         # optional: the registry needs mlflow, seconds to import
-        from forecast.tracking._store import client as make_client
+        from forecast.tracking.pyfunc import register as register_version
 
-        make_client(tracking_uri).set_registered_model_alias(register, alias, str(version))
+        register_version(info.model_uri, register, alias, tracking_uri)
     return estimator

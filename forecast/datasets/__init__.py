@@ -8,6 +8,7 @@ kinematics of BVH skeletons (joint positions) in :mod:`forecast.datasets.kinemat
 
 from forecast.datasets.bvh import BvhData, BvhJoint, read_bvh
 from forecast.datasets.catalogue import DATASETS, list_datasets, load, resolve_data_dir
+from forecast.datasets.cmu_positions import check_position_columns, position_columns
 from forecast.datasets.cmu_skeleton import cmu_joint_positions
 from forecast.datasets.entsoe import read_entsoe
 from forecast.datasets.fetch import download, fetch
@@ -23,6 +24,7 @@ __all__ = [
     "DATASETS",
     "BvhData",
     "BvhJoint",
+    "check_position_columns",
     "cmu_joint_positions",
     "constant_columns",
     "download",
@@ -34,6 +36,7 @@ __all__ = [
     "list_datasets",
     "load",
     "missing_runs",
+    "position_columns",
     "read_bvh",
     "read_de_weather",
     "read_dwd_daily",

@@ -9,6 +9,8 @@ import pandas as pd
 
 from forecast.datasets._numbers import numeric_column
 from forecast.datasets.bvh import read_bvh
+from forecast.datasets.cmu_positions import positions_frame
+from forecast.datasets.cmu_skeleton import CMU_N_JOINTS, PREDICTED_JOINTS
 from forecast.datasets.entsoe import read_entsoe
 from forecast.datasets.mocap import constant_columns, read_expmap
 from forecast.datasets.opsd import read_opsd
@@ -68,8 +70,17 @@ def load_cmu_expmap(
     split: str | None = None,
     step: int = 2,
     drop_constant: bool = False,
+    positions: bool | str = False,
     **options: Any,
 ) -> dict[str, pd.DataFrame]:
+    if positions not in (False, True, "all"):
+        raise ValueError(f"positions must be False, True or 'all', got {positions!r}")
+    if positions and (drop_constant or options.get("drop_global")):
+        raise ValueError(
+            "positions come from all 117 exp-map values of a frame: leave drop_constant and "
+            "drop_global off with positions"
+        )
+
     def read_split(part: str) -> dict[str, pd.DataFrame]:
         return {
             f"{part}/{p.name.removesuffix('.gz').removesuffix('.txt')}": read_expmap(
@@ -92,6 +103,9 @@ def load_cmu_expmap(
         train = [f for k, f in frames.items() if k.startswith("train/")]
         drop = constant_columns(train or list(read_split("train").values()))
         frames = {k: f.drop(columns=drop) for k, f in frames.items()}
+    if positions:
+        joints = range(CMU_N_JOINTS) if positions == "all" else PREDICTED_JOINTS
+        frames = {k: positions_frame(f, joints) for k, f in frames.items()}
     return frames
 
 

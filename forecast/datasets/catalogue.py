@@ -263,7 +263,10 @@ def load(name: str, data_dir: str | Path | None = None, **options: Any) -> Any:
         ``actual``/``forecast``), ``smard-de`` (:func:`read_smard`), ``cmu-mocap`` (dict
         ``"train/walking_1" -> frame`` from :func:`read_expmap`, every 2nd frame by
         default; options ``split``, ``step``, ``drop_constant`` (constant over the training
-        split), ``drop_global``, ``frame_rate``), ``cmu-bvh`` (dict of :class:`BvhData`),
+        split), ``drop_global``, ``frame_rate``; ``positions=True`` gives the 3-D joint
+        positions of the 25 joints the 3-D papers predict, ``positions="all"`` of all 38, in
+        their millimetres, columns ``j<k>_pos_x/y/z``: :mod:`forecast.datasets.cmu_positions`),
+        ``cmu-bvh`` (dict of :class:`BvhData`),
         ``ett-h1`` (naive hourly index, 7 columns, target ``OT``), ``elecdemand``
         (half-hourly, columns ``demand`` in GW, ``temperature``, ``workday``; index in
         Australian Eastern *Standard* Time, ``Etc/GMT-10`` = UTC+10 all year, the market

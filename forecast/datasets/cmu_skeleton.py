@@ -42,6 +42,9 @@ __all__ = [
     "CMU_OFFSETS",
     "CMU_OFFSET_SCALE",
     "CMU_PARENTS",
+    "FIXED_JOINTS",
+    "PREDICTED_JOINTS",
+    "SAME_AS_PARENT",
     "cmu_joint_positions",
 ]
 
@@ -107,6 +110,18 @@ _OFFSETS_CMU_UNITS = (
 #: skeleton's values times :data:`CMU_OFFSET_SCALE`.
 CMU_OFFSETS = CMU_OFFSET_SCALE * np.array(_OFFSETS_CMU_UNITS)
 CMU_OFFSETS.setflags(write=False)
+
+#: Joints whose forecast position the 3-D papers replace by the truth (``joint_to_ignore``
+#: of LearnTrajDep ``utils/data_utils.py`` ``load_data_cmu_3d``, less the duplicates): the
+#: root, the two hip roots and the lower back, which barely move relative to the root.
+FIXED_JOINTS = (0, 1, 2, 7, 8, 13)
+#: Joints at their parent's position (zero offset), joint -> parent; the 3-D papers set
+#: their forecast to the parent's (``joint_equal`` in LearnTrajDep ``main_cmu_3d.py``).
+SAME_AS_PARENT = {16: 15, 20: 15, 29: 15, 24: 23, 27: 23, 33: 32, 36: 32}
+#: The 25 joints the 3-D papers' models predict (their ``dim_used`` / 3), in joint order.
+PREDICTED_JOINTS = tuple(
+    j for j in range(CMU_N_JOINTS) if j not in FIXED_JOINTS and j not in SAME_AS_PARENT
+)
 
 #: Columns of the 117-value frame holding each joint's exp-map triple (joint ``k``:
 #: ``3 + 3k``, ``4 + 3k``, ``5 + 3k``).

@@ -37,7 +37,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from forecast.datasets.cmu_skeleton import CMU_N_COLUMNS, CMU_N_JOINTS, cmu_joint_positions
+from forecast.datasets.cmu_skeleton import (
+    CMU_N_COLUMNS,
+    FIXED_JOINTS,
+    PREDICTED_JOINTS,
+    SAME_AS_PARENT,
+    cmu_joint_positions,
+)
 
 __all__ = [
     "FIXED_JOINTS",
@@ -65,16 +71,8 @@ _CHUNK = 256  # windows turned into joint positions at once
 #: Index of each horizon's frame among the forecast frames (40 ms per frame).
 FRAME_INDEX = (1, 3, 7, 9, 24)
 
-#: Joints whose forecast position the reference replaces by the truth (``joint_to_ignore``
-#: of LearnTrajDep ``utils/data_utils.py`` ``load_data_cmu_3d``, less the duplicates).
-FIXED_JOINTS = (0, 1, 2, 7, 8, 13)
-#: Joints at their parent's position (zero offset), joint -> parent; the reference sets
-#: their forecast to the parent's (``joint_equal`` in LearnTrajDep ``main_cmu_3d.py``).
-SAME_AS_PARENT = {16: 15, 20: 15, 29: 15, 24: 23, 27: 23, 33: 32, 36: 32}
-#: The 25 joints the 3-D papers' models predict (``dim_used`` / 3).
-PREDICTED_JOINTS = tuple(
-    j for j in range(CMU_N_JOINTS) if j not in FIXED_JOINTS and j not in SAME_AS_PARENT
-)
+# FIXED_JOINTS, SAME_AS_PARENT and PREDICTED_JOINTS are facts of the skeleton
+# (forecast.datasets.cmu_skeleton), re-exported here where the protocol names them.
 
 
 class _Benchmark(Protocol):

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from forecast.frames.positions import check_position_columns
 from forecast.training.losses import lead_weights
 
 AUTO_ORIGINS = 12_000
@@ -152,3 +153,39 @@ def channel_weights(
                 f"channel_weight has {len(weights)} weight(s) for {n_targets} target column(s)"
             )
     return weights / weights.mean()
+
+
+def position_weights(est: Any, scale: np.ndarray | None) -> np.ndarray:
+    """Resolve the channel weights of ``loss="position"``: each channel's scale to data units.
+
+    The position loss takes the norm of each joint's (x, y, z) error in the data's units, so
+    each channel's scaled error is multiplied by that channel's training standard deviation
+    (1 when the targets are not scaled) before the norm; the weights are not normalised.
+
+    Parameters
+    ----------
+    est : NeuralForecaster
+        Being fitted: ``columns_`` (the targets), ``channel_weight`` (must be None) and
+        ``n_outputs_`` are read.
+    scale : ndarray of shape (n_targets,) or None
+        Training standard deviation of each target channel.
+
+    Returns
+    -------
+    ndarray of shape (n_outputs_,)
+
+    Raises
+    ------
+    ValueError
+        When the targets are not ``<joint>_pos_x/y/z`` triples (the message names the
+        column) or a ``channel_weight`` is given.
+    """
+    if est.channel_weight is not None:
+        raise ValueError(
+            f"channel_weight={est.channel_weight!r} does not combine with loss='position', "
+            "which weighs every joint alike in the data's units: leave channel_weight=None"
+        )
+    check_position_columns(list(est.columns_), "loss='position': the target columns")
+    if scale is None:
+        return np.ones(est.n_outputs_)
+    return np.asarray(scale, dtype=float).copy()

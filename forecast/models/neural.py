@@ -36,6 +36,7 @@ from forecast.models.auto import (  # noqa: F401 (the constants were public here
     AUTO_RESIDUAL_DROPOUT,
     AUTO_RESIDUAL_HORIZON_WEIGHT,
     channel_weights,
+    position_weights,
     resolve_auto,
 )
 from forecast.models.declare import declare_params
@@ -91,7 +92,8 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
     horizon_weight_ : ndarray of shape (head_horizon_,) or None
         Weights of the leads in the training loss, mean 1 (None: alike).
     channel_weight_ : ndarray of shape (n_outputs_,) or None
-        Weights of the target channels in the training loss, mean 1 (None: alike).
+        Weights of the target channels in the training loss, mean 1 (None: alike); with
+        ``loss="position"`` each channel's factor back to the data's units.
     input_differences_ : bool
         Whether the encoder also reads the step changes (``input_differences`` resolved).
     normalize_ : bool
@@ -167,6 +169,8 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
         scale = getattr(self.scaler_, "scale_", None)
         power = 2 if self.loss == "mse" else 1
         self.channel_weight_ = channel_weights(self.channel_weight, scale, self.n_outputs_, power)
+        if self.loss == "position":
+            self.channel_weight_ = position_weights(self, scale)
         self.change_scale_ = change_scale(series) if scaled else None
 
     # ---------------------------------------------------------------- network

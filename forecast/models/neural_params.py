@@ -375,13 +375,19 @@ class NeuralParams:
         many windows at a time. None: the whole batch at once.""",
         check=checks.none_or_integer,
     )
-    loss: Literal["mse", "mae"] = param(
+    loss: Literal["mse", "mae", "position"] = param(
         default="mse",
-        type='{"mse", "mae"}',
+        type='{"mse", "mae", "position"}',
         doc="""Training loss of a point head, also watched by early stopping: mean squared error
         or mean absolute error of the (scaled) targets. MAE weighs large errors less and
         tracks relative errors such as MAPE more closely on series of steady level.
-        Quantile heads always train the pinball loss (leave ``"mse"`` with ``quantiles``).""",
+        ``"position"``: the mean per-joint position error of 3-D positions (the "MPJPE" of
+        the motion literature), the Euclidean norm of each joint's (x, y, z) error in the
+        data's units; the targets must be ``<joint>_pos_x/y/z`` triples
+        (:func:`forecast.frames.positions.check_position_columns`), ``channel_weight`` None
+        (the loss weighs every joint alike), and ``velocity_weight`` adds the same error of
+        the step changes. Quantile heads always train the pinball loss (leave ``"mse"`` with
+        ``quantiles``).""",
         check=checks.one_of(*LOSSES),
     )
     target_transform: Literal["difference"] | None = param(

@@ -45,8 +45,29 @@ def masked_mae(
     return masked_mean((pred - target).abs(), mask, weight)
 
 
+def masked_position(
+    pred: Tensor, target: Tensor, mask: Tensor | None = None, weight: Tensor | None = None
+) -> Tensor:
+    """Mean per-joint position error: the Euclidean norm of each (x, y, z) triple's error.
+
+    The channels (last axis, ``3 * J``) are the joints' x, y and z in turn. ``weight``
+    multiplies each element of the error before the norm: per channel, the factor that turns
+    the scaled targets back into the data's units (the same for the three axes of a joint,
+    so the distance is that of the data), times a weight per lead (which then weighs the
+    distance). The mean is over joints, steps and windows (``mask`` as in
+    :func:`masked_mean`): the "MPJPE" of the motion-prediction literature.
+    """
+    err = pred - target
+    if weight is not None:
+        err = err * weight
+    if err.shape[-1] % 3:
+        raise ValueError(f"a position loss needs (x, y, z) triples: {err.shape[-1]} channels")
+    dist = torch.linalg.vector_norm(err.unflatten(-1, (-1, 3)), dim=-1)  # (..., J)
+    return masked_mean(dist, mask)
+
+
 # Point losses by name (the ``loss`` parameter of the neural estimators).
-LOSSES = {"mse": masked_mse, "mae": masked_mae}
+LOSSES = {"mse": masked_mse, "mae": masked_mae, "position": masked_position}
 
 
 class PinballLoss:
@@ -251,11 +272,16 @@ def training_loss(
     elif loss not in LOSSES:
         raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}")
     else:
+        if loss == "position" and step_scale is not None:
+            raise ValueError("the position loss is of positions, not of their step changes")
         base = LOSSES[loss] if step_scale is None else StepChangeLoss(LOSSES[loss], step_scale)
         if moves and velocity is not None:
             if step_scale is not None:
                 raise ValueError("a loss of step changes has no separate velocity term")
-            base = VelocityLoss(base, *velocity)
+            weight, scale = velocity
+            if loss == "position":  # changes of positions in the data's units, as the values
+                scale = [1.0] * len(scale)
+            base = VelocityLoss(base, weight, scale)
     if lead_weight is None and channel_weight is None:
         return base
     axis = -3 if quantiles else -2

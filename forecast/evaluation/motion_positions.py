@@ -1,0 +1,410 @@
+"""The 3-D protocol of the CMU-mocap benchmark: forecasts of joint positions, scored in "mm".
+
+The protocol the 3-D papers run (LTD's ``main_cmu_3d.py``, MSR-GCN's ``cmu_runner.py``,
+PGBIG's ``main_cmu_3d.py``), on ``load("cmu-mocap", positions=...)``
+(:mod:`forecast.datasets.cmu_positions`):
+
+* data: the positions of the 38 CMU joints, every 2nd frame (40 ms a step), global position
+  and orientation removed; models read and forecast the 25 joints that move relative to the
+  root (75 columns ``j<k>_pos_x/y/z``), one model over all training takes;
+* windows: 10 observed frames, 25 forecast. ``windows="all"`` (MSR-GCN ``test_manner="all"``,
+  PGBIG ``test_sample_num=-1``): every 35-frame window of each test take at stride 1, start
+  frames ``0 .. n - 35``. ``windows=8`` (LTD's test): per take,
+  ``numpy.random.RandomState(1234567890)`` draws ``idx = randint(0, n - 75)`` eight times and
+  the window is frames ``idx + 40 .. idx + 74`` (the last 10 of the 50 frames the angle
+  protocol observes, then the same 25);
+* error: per forecast frame, the Euclidean distance of each of the 38 joints, averaged
+  over the 38; the 6 fixed joints (root, hips, lower back:
+  :data:`~forecast.datasets.cmu_skeleton.FIXED_JOINTS`) take the true positions and the 7
+  joints that sit on another (:data:`~forecast.datasets.cmu_skeleton.SAME_AS_PARENT`) the
+  forecast of their twin, as their test code does; then the mean over the windows of an
+  action, at 80, 160, 320, 400, 560 and 1000 ms (forecast frames 2, 4, 8, 10, 14, 25;
+  nominal labels: the takes are 120 Hz and a step is 1/60 s, but the field calls it 40 ms
+  and so do we);
+* means: over the six actions with a test take (what the papers average) and over the five
+  of them with training takes (washwindow has none in our copy of the data).
+
+The truth is the forward kinematics of the raw test frames (every exp-map value), as theirs.
+``split="validation"`` cuts the windows from the last training take of each action and fits
+on the others, as :mod:`forecast.evaluation.motion_data` does for angles.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
+
+from forecast.datasets import load
+from forecast.datasets.cmu_positions import check_position_columns, position_columns
+from forecast.datasets.cmu_skeleton import (
+    CMU_N_JOINTS,
+    PREDICTED_JOINTS,
+    SAME_AS_PARENT,
+)
+from forecast.evaluation.memory import PeakRSS
+from forecast.evaluation.motion import _build
+from forecast.evaluation.motion3d import joint_position_error
+from forecast.evaluation.motion_data import (
+    OBSERVED,
+    _check,
+    _check_windows,
+    _last_files,
+    action_of,
+    draw_windows,
+)
+
+__all__ = [
+    "HORIZONS_3D",
+    "HORIZONS_3D_MS",
+    "OBSERVED_3D",
+    "PositionBenchmark",
+    "action_means",
+    "constant_velocity_positions",
+    "forecast_positions",
+    "load_position_benchmark",
+    "position_benchmark",
+    "score_positions",
+    "zero_velocity_positions",
+]
+
+OBSERVED_3D, PREDICTED_3D = 10, 25
+SPAN_3D = OBSERVED_3D + PREDICTED_3D
+HORIZONS_3D_MS = (80, 160, 320, 400, 560, 1000)
+#: Column names of the 3-D score tables.
+HORIZONS_3D = tuple(f"{ms} ms" for ms in HORIZONS_3D_MS)
+#: Index of each horizon's frame among the 25 forecast frames.
+FRAME_INDEX_3D = (1, 3, 7, 9, 13, 24)
+_CHUNK = 512  # windows scored at once
+_SPLITS = ("test", "validation")
+
+
+@dataclass
+class PositionBenchmark:
+    """Training takes and the 3-D benchmark windows with their ground truth.
+
+    Attributes
+    ----------
+    train : dict of str to DataFrame
+        Training takes (file key -> the 25 predicted joints' positions, 75 columns).
+    test : dict of str to DataFrame
+        The take the windows of each action are cut from (the same 75 columns).
+    starts : dict of str to list of int
+        First frame of each 35-frame window (10 observed, 25 forecast), per action.
+    truth : dict of str to ndarray
+        Per action, ``(n_windows, 35, 38, 3)`` positions of every joint in the windows; with
+        ``windows="all"`` a read-only view of the take (no copy per window).
+    columns : list of str
+        The modelled columns (:func:`~forecast.datasets.cmu_positions.position_columns`).
+    """
+
+    train: dict[str, pd.DataFrame]
+    test: dict[str, pd.DataFrame]
+    starts: dict[str, list[int]]
+    truth: dict[str, np.ndarray]
+    columns: list[str]
+
+    @classmethod
+    def from_frames(
+        cls, frames: dict[str, pd.DataFrame], split: str = "test", windows: int | str = "all"
+    ) -> PositionBenchmark:
+        """Build the benchmark from takes of all 38 joints keyed ``"train/..."``/``"test/..."``.
+
+        Parameters
+        ----------
+        frames : dict of str to DataFrame
+            ``load("cmu-mocap", positions="all")``: 114 columns ``j0_pos_x .. j37_pos_z``.
+        split : {"test", "validation"}
+            Windows from the test takes, or from the last training take of each action
+            (held out of ``train``).
+        windows : int or "all", default="all"
+            Every window at stride 1, or that many of LTD's seeded windows per take.
+
+        Returns
+        -------
+        PositionBenchmark
+        """
+        _check("split", split, _SPLITS)
+        count = _check_windows(windows)
+        every = position_columns(range(CMU_N_JOINTS))
+        for key, frame in frames.items():
+            check_position_columns(list(frame.columns), f"take {key!r}")
+            if list(frame.columns) != every:
+                missing = [c for c in every if c not in frame.columns]
+                raise ValueError(
+                    f"take {key!r} must hold the positions of all 38 joints in order "
+                    f"(positions='all'); missing {missing[:3]}"
+                )
+        train_full = {k: f for k, f in frames.items() if k.startswith("train/")}
+        if not train_full:
+            raise ValueError("no training take: keys must start with 'train/'")
+        if split == "test":
+            sources = {action_of(k): f for k, f in sorted(frames.items()) if k.startswith("test/")}
+            held: set[str] = set()
+        else:
+            last = _last_files(list(train_full))
+            sources, held = {a: train_full[k] for a, k in last.items()}, set(last.values())
+        if not sources:
+            raise ValueError(f"no take to cut {split} windows from")
+        columns = position_columns(PREDICTED_JOINTS)
+        test, starts, truth = {}, {}, {}
+        for action, frame in sources.items():
+            n = len(frame)
+            try:
+                if count == "all":
+                    if n < SPAN_3D:
+                        raise ValueError(f"{n} frames are fewer than a window of {SPAN_3D}")
+                    starts[action] = list(range(n - SPAN_3D + 1))
+                else:  # LTD's draw of 75-frame windows, of which the last 35 are read
+                    starts[action] = [i + OBSERVED - OBSERVED_3D for i in draw_windows(n, count)]
+            except ValueError as err:
+                raise ValueError(f"{split} take of {action!r}: {err}") from err
+            xyz = frame.to_numpy(dtype=float).reshape(n, CMU_N_JOINTS, 3)
+            view = sliding_window_view(xyz, SPAN_3D, axis=0).transpose(0, 3, 1, 2)
+            truth[action] = view if count == "all" else np.ascontiguousarray(view[starts[action]])
+            test[action] = frame[columns]
+        train = {k: f[columns] for k, f in train_full.items() if k not in held}
+        return cls(train, test, starts, truth, columns)
+
+    @property
+    def actions(self) -> list[str]:
+        """Actions with windows, in order."""
+        return list(self.truth)
+
+    @property
+    def trained_actions(self) -> list[str]:
+        """Actions with windows that also have a training take."""
+        seen = {action_of(k) for k in self.train}
+        return [a for a in self.actions if a in seen]
+
+    def windows(self) -> dict[str, pd.DataFrame]:
+        """Return the 10 observed frames of each window, keyed ``"<action>/<k>"``."""
+        return {
+            f"{action}/{k}": self.test[action].iloc[start : start + OBSERVED_3D]
+            for action in self.actions
+            for k, start in enumerate(self.starts[action])
+        }
+
+
+def load_position_benchmark(
+    data_dir: str | Path | None = None, split: str = "test", windows: int | str = "all"
+) -> PositionBenchmark:
+    """Read the CMU takes as joint positions and cut the 3-D benchmark windows.
+
+    Parameters
+    ----------
+    data_dir : str or Path, optional
+        Folder holding ``cmu_mocap_expmap/`` (see :func:`forecast.datasets.load`).
+    split : {"test", "validation"}
+        ``"validation"`` reads the training takes only.
+    windows : int or "all", default="all"
+        Every window, or that many of LTD's seeded windows per take (see the module notes).
+
+    Returns
+    -------
+    PositionBenchmark
+    """
+    _check("split", split, _SPLITS)
+    _check_windows(windows)
+    options = {"split": "train"} if split == "validation" else {}
+    frames = load("cmu-mocap", data_dir=data_dir, positions="all", **options)
+    return PositionBenchmark.from_frames(frames, split, windows)
+
+
+def _last_observed(bench: PositionBenchmark) -> dict[str, np.ndarray]:
+    """Per action, the last two observed frames of the predicted joints ``(n, 2, 75)``."""
+    out = {}
+    for action in bench.actions:
+        values = bench.test[action].to_numpy(dtype=float)
+        idx = np.asarray(bench.starts[action]) + OBSERVED_3D - 1
+        out[action] = np.stack([values[idx - 1], values[idx]], axis=1)
+    return out
+
+
+def zero_velocity_positions(bench: PositionBenchmark) -> dict[str, np.ndarray]:
+    """Repeat the last observed frame: action -> ``(n_windows, 25, 75)``."""
+    return {
+        a: np.repeat(last[:, 1:], PREDICTED_3D, axis=1) for a, last in _last_observed(bench).items()
+    }
+
+
+def constant_velocity_positions(bench: PositionBenchmark) -> dict[str, np.ndarray]:
+    """Last observed frame plus ``k`` times the last step: action -> ``(n_windows, 25, 75)``."""
+    steps = np.arange(1, PREDICTED_3D + 1)[None, :, None]
+    return {
+        a: last[:, 1:] + steps * (last[:, 1:] - last[:, :1])
+        for a, last in _last_observed(bench).items()
+    }
+
+
+def forecast_positions(model: Any, bench: PositionBenchmark) -> dict[str, np.ndarray]:
+    """Forecasts of a fitted estimator for every window: action -> ``(n_windows, 25, 75)``.
+
+    Each forecast reads the 10 observed frames of its window only (one
+    ``predict(horizon=25, history=windows)`` call for all windows).
+
+    Raises
+    ------
+    ValueError
+        When the model was fitted on other columns than the benchmark's (angles, a missing
+        joint or axis), naming the first column that differs.
+    """
+    columns = [str(c) for c in model.columns_]
+    if columns != bench.columns:
+        check_position_columns(columns, "the model's fitted columns")
+        differ = next(
+            (
+                f"{c!r} where {b!r} is expected"
+                for c, b in zip(columns, bench.columns, strict=False)
+                if c != b
+            ),
+            f"{len(columns)} columns where {len(bench.columns)} are expected",
+        )
+        raise ValueError(
+            f"the model was fitted on other columns than the benchmark's 25 joints: {differ}"
+        )
+    fc = model.predict(horizon=PREDICTED_3D, history=bench.windows())
+    return {
+        a: np.stack([fc[f"{a}/{k}"][columns].to_numpy() for k in range(len(bench.starts[a]))])
+        for a in bench.actions
+    }
+
+
+def score_positions(pred: dict[str, np.ndarray], bench: PositionBenchmark) -> pd.DataFrame:
+    """Mean per-joint position error at the six horizons, one row per action ("mm").
+
+    Parameters
+    ----------
+    pred : dict of str to ndarray
+        Per action, ``(n_windows, 25, 75)`` forecasts of the 25 predicted joints.
+    bench : PositionBenchmark
+
+    Returns
+    -------
+    DataFrame
+        Index ``action`` (the actions of ``pred``), columns :data:`HORIZONS_3D`.
+    """
+    rows = {}
+    joints = list(PREDICTED_JOINTS)
+    for action, forecast in pred.items():
+        truth = bench.truth[action]
+        values = np.asarray(forecast, dtype=float)
+        expected = (truth.shape[0], PREDICTED_3D, 3 * len(joints))
+        if values.shape != expected:
+            raise ValueError(
+                f"forecast of {action!r} has shape {values.shape}, expected {expected}"
+            )
+        if not np.isfinite(values).all():
+            raise ValueError(f"forecast of {action!r} has non-finite values")
+        total = np.zeros(PREDICTED_3D)
+        for lo in range(0, len(values), _CHUNK):  # chunks bound the memory of every window
+            true = truth[lo : lo + _CHUNK, OBSERVED_3D:]  # (k, 25, 38, 3)
+            guess = np.array(true)  # fixed joints: the truth
+            guess[..., joints, :] = values[lo : lo + _CHUNK].reshape(len(true), PREDICTED_3D, -1, 3)
+            for joint, twin in SAME_AS_PARENT.items():
+                guess[..., joint, :] = guess[..., twin, :]
+            total += joint_position_error(true, guess) * len(true)
+        rows[action] = (total / len(values))[list(FRAME_INDEX_3D)]
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=list(HORIZONS_3D))
+    table.index.name = "action"
+    return table
+
+
+def action_means(table: pd.DataFrame, bench: PositionBenchmark) -> pd.DataFrame:
+    """Average the actions: over every one and over those with training takes, per seed.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Indexed by ``action`` or by (``seed``, ``action``), as :func:`score_positions` or
+        :func:`position_benchmark` return it.
+    bench : PositionBenchmark
+
+    Returns
+    -------
+    DataFrame
+        One row per (seed and) mean: ``"mean (N actions)"`` over every action of the table
+        and ``"mean (M with training takes)"``.
+    """
+    if table.index.nlevels == 1:
+        return action_means(pd.concat({0: table}, names=["seed"]), bench).droplevel("seed")
+    trained = set(bench.trained_actions)
+    parts = {}
+    for seed, part in table.groupby(level="seed"):
+        part = part.droplevel("seed")
+        rows = [part.index, [a for a in part.index if a in trained]]
+        labels = [f"mean ({len(rows[0])} actions)", f"mean ({len(rows[1])} with training takes)"]
+        parts[seed] = pd.DataFrame(
+            {label: part.loc[list(r)].mean() for label, r in zip(labels, rows, strict=True)}
+        ).T
+    out = pd.concat(parts, names=["seed", "action"])
+    return out
+
+
+def position_benchmark(
+    estimator: Any,
+    data_dir: str | Path | None = None,
+    *,
+    split: str = "test",
+    windows: int | str = "all",
+    seeds: Sequence[int] | None = None,
+    actions: Iterable[str] | None = None,
+    benchmark: PositionBenchmark | None = None,
+) -> pd.DataFrame:
+    """Fit an estimator on the CMU training takes as positions and score the 3-D protocol.
+
+    Parameters
+    ----------
+    estimator : estimator or callable
+        An unfitted estimator (cloned for every seed; ``random_state`` set to the seed), or
+        a function ``seed -> estimator``.
+    data_dir : str or Path, optional
+        Folder holding ``cmu_mocap_expmap/``.
+    split : {"test", "validation"}
+        Score on the test takes or on the held-out last training take of each action.
+    windows : int or "all", default="all"
+        Every window at stride 1, or that many of LTD's seeded windows (8) per take.
+    seeds : sequence of int, optional
+        One fit per seed; default one fit of ``estimator`` as given.
+    actions : iterable of str, optional
+        Score these actions only (fitting still uses every training take).
+    benchmark : PositionBenchmark, optional
+        Already loaded (then ``data_dir``, ``split`` and ``windows`` are not read).
+
+    Returns
+    -------
+    DataFrame
+        One row per (``seed``, ``action``): the error at :data:`HORIZONS_3D` ("mm"), then
+        ``fit_seconds`` and ``fit_peak_mb``; :func:`action_means` adds the two means.
+
+    Examples
+    --------
+    >>> from forecast import DCTMixerForecaster
+    >>> from forecast.models import LTD_3D
+    >>> table = position_benchmark(DCTMixerForecaster(**LTD_3D), seeds=[0])  # doctest: +SKIP
+    """
+    bench = benchmark or load_position_benchmark(data_dir, split, windows)
+    chosen = bench.actions if actions is None else list(actions)
+    unknown = [a for a in chosen if a not in bench.truth]
+    if unknown or not chosen:
+        raise ValueError(f"unknown actions {unknown or chosen}; the benchmark has {bench.actions}")
+    if seeds is not None and len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must not repeat, got {list(seeds)}")
+    frames, peak = {}, PeakRSS()
+    for seed in [None] if seeds is None else list(seeds):
+        model = _build(estimator, seed)
+        peak.start()
+        start = time.perf_counter()
+        model.fit(bench.train)
+        fit_seconds, fit_peak_mb = time.perf_counter() - start, peak.peak_mb()
+        pred = forecast_positions(model, bench)
+        table = score_positions({a: pred[a] for a in chosen}, bench)
+        label = model.get_params().get("random_state") if seed is None else seed
+        frames[label] = table.assign(fit_seconds=fit_seconds, fit_peak_mb=fit_peak_mb)
+    return pd.concat(frames, names=["seed", "action"])
