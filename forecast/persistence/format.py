@@ -89,7 +89,7 @@ from forecast.persistence.trees import (
 from forecast.persistence.weights import WEIGHTS, restore_modules
 from forecast.training.device import resolve_device
 
-__all__ = ["ModelFormatError", "load", "save"]
+__all__ = ["ModelFormatError", "check_writable", "load", "save"]
 
 _CAPS = CAPS  # the caps of the state files (0.1 name)
 _ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
@@ -267,6 +267,18 @@ def _folder_files(estimator: Any) -> tuple[dict[str, Any], bytes]:
     )
     files[MANIFEST] = manifest_bytes(manifest)
     return {**files, **subfolders}, files[MANIFEST]
+
+
+def check_writable(path: str | os.PathLike[str], *, overwrite: bool = False) -> None:
+    """Raise as :func:`save` would for what lies at ``path`` now, before anything is done.
+
+    Lets a command that ends by saving (``forecast update``) refuse its output before it
+    trains or registers anything: ``FileExistsError`` when ``path`` exists and ``overwrite``
+    is False, or when it is not a saved model folder ``save(overwrite=True)`` may replace.
+    """
+    path = Path(path)
+    if path.exists() or path.is_symlink():
+        (_replaceable if overwrite else _refuse)(path)
 
 
 def _refuse(path: Path) -> None:
