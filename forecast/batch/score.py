@@ -5,6 +5,14 @@ date) is read, joined with the actuals known so far and scored per forecast by
 :func:`forecast.evaluation.live.forecast_scores`, the code that scores a backtest's origins.
 The origin of a stored forecast is the step before its first timestamp (the last input
 timestamp of the batch). Values whose actual is not known yet are pending, never zero.
+
+Nothing can mislead: timestamps with UTC offsets are never joined with naive ones (pass
+``timezone``), two files with forecasts from the same origin (a copy under another date) are
+refused, an empty forecast value is refused (it would count in ``n`` but not in the
+errors), a matched entry that is a symbolic link is refused before anything of it is read,
+and an ``output`` that the forecasts pattern matches is refused (the next run would read it
+as a forecast). Each is a one-line :class:`~forecast.batch.files.BatchError`; nothing is
+written.
 """
 
 from __future__ import annotations
@@ -68,25 +76,43 @@ class ScoreResult:
     live: LiveLog | None = None
 
 
+def _pattern(text: str) -> tuple[Path, re.Pattern[str]]:
+    """Return the folder of a ``{date}`` pattern and the regular expression of its names."""
+    folder = Path(text).parent
+    if "{date}" in os.fspath(folder):
+        raise BatchError(f"forecasts {text}: {{date}} may only be in the file name")
+    name = re.escape(Path(text).name).replace(re.escape("{date}"), _DATE)
+    return folder, re.compile(f"^{name}$")
+
+
+def _not_a_link(path: Path) -> None:
+    """Refuse a forecast file that is a symbolic link (its target is never read nor shown)."""
+    if path.is_symlink():
+        raise BatchError(
+            f"forecast file {path} is a symbolic link: forecast score reads only the regular "
+            "files forecast batch wrote in the forecasts folder; nothing was scored"
+        )
+
+
 def find_forecasts(pattern: str | os.PathLike[str]) -> list[tuple[str, Path]]:
     """Return ``(issue_date, path)`` of every file ``pattern`` names, by issue date.
 
     ``{date}`` in ``pattern`` matches ``YYYY-MM-DD``; a pattern without it names one file,
-    whose issue date is left empty (the origin's local date is used).
+    whose issue date is left empty (the origin's local date is used). A matching entry that
+    is a symbolic link raises :class:`BatchError` (nothing of its target is read).
     """
     text = os.fspath(pattern)
     if "{date}" not in text:
+        _not_a_link(Path(text))
         if not Path(text).is_file():
             raise BatchError(f"forecast file {text} does not exist")
         return [("", Path(text))]
-    folder = Path(text).parent
-    name = re.escape(Path(text).name).replace(re.escape("{date}"), _DATE)
-    regex = re.compile(f"^{name}$")
-    if "{date}" in os.fspath(folder):
-        raise BatchError(f"forecasts {text}: {{date}} may only be in the file name")
+    folder, regex = _pattern(text)
     found = []
     for path in sorted(folder.iterdir()) if folder.is_dir() else []:
         match = regex.match(path.name)
+        if match:
+            _not_a_link(path)
         if match and path.is_file():
             found.append((match["date"], path))
     if not found:
@@ -141,6 +167,7 @@ def _stored(
     except Exception as err:  # parser errors of pandas/pyarrow included: one line
         raise BatchError(f"forecast file {path}: {str(err).splitlines()[0]}") from None
     targets, levels = _targets(frame, path)
+    _check_values(frame, path)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()  # the batch run's output_sha256
     missing = [t for t in targets if t not in actuals.columns]
     if missing:
@@ -148,7 +175,8 @@ def _stored(
             f"actuals {options['actuals']} lack the column(s) {missing} of forecast file {path}"
         )
     zone = pd.DatetimeIndex(actuals.index).tz
-    if zone is not None and pd.DatetimeIndex(frame.index).tz is not None:
+    _check_zones(zone, pd.DatetimeIndex(frame.index).tz, path, options["actuals"])
+    if zone is not None:
         frame = frame.tz_convert(zone)
     groups = (
         frame.groupby(validation.ID_COLUMN, sort=True)
@@ -169,6 +197,46 @@ def _stored(
         tidy = tidy.assign(issue_date=issued, file=str(path), file_sha256=sha)
         out.append(tidy if key is None else tidy.assign(**{validation.ID_COLUMN: key}))
     return out
+
+
+def _check_values(frame: pd.DataFrame, path: Path) -> None:
+    """Refuse a stored forecast with an empty value (it would be counted but not scored)."""
+    values = frame.drop(columns=validation.ID_COLUMN, errors="ignore")
+    empty = values.isna().to_numpy()
+    if empty.any():
+        row, column = (int(i[0]) for i in empty.nonzero())
+        raise BatchError(
+            f"forecast file {path}: empty value in column {values.columns[column]!r} at "
+            f"{values.index[row]} ({int(empty.sum())} empty); forecast batch writes none: "
+            "nothing was scored"
+        )
+
+
+def _check_zones(actuals: Any, forecast: Any, path: Path, where: object) -> None:
+    """Refuse joining timestamps with UTC offsets and timestamps without (never equal)."""
+    if (actuals is None) == (forecast is None):
+        return
+    naive, aware = (f"actuals {where}", f"forecast file {path}")
+    if forecast is None:
+        naive, aware = aware, naive
+    raise BatchError(
+        f"{naive} has timestamps without a zone and {aware} has them with UTC offsets: pass "
+        "--timezone (the zone of the local times, e.g. Europe/Berlin); nothing was scored"
+    )
+
+
+def _check_origins(tidy: pd.DataFrame) -> None:
+    """Refuse two files holding forecasts from one origin (a file copied under another date)."""
+    keys = ["origin", validation.ID_COLUMN] if validation.ID_COLUMN in tidy.columns else ["origin"]
+    files = tidy.groupby(keys, sort=True)["file"].unique()
+    doubled = files[files.map(len) > 1]
+    if len(doubled):
+        names = ", ".join(sorted(map(str, doubled.iloc[0])))
+        origin = doubled.index[0]
+        raise BatchError(
+            f"forecast files {names} hold forecasts from the same origin {origin} (a copy "
+            "under another date?): keep the one forecast batch wrote; nothing was scored"
+        )
 
 
 def _series(actuals: pd.DataFrame, key: object) -> pd.DataFrame:
@@ -246,6 +314,13 @@ def score_forecasts(
     if protocol not in PROTOCOLS:
         raise BatchError(f"protocol must be one of {PROTOCOLS[1:]} or none, got {protocol!r}")
     files = find_forecasts(forecasts)
+    if output is not None and "{date}" in os.fspath(forecasts):
+        folder, regex = _pattern(os.fspath(forecasts))
+        if regex.match(Path(output).name) and Path(output).parent.resolve() == folder.resolve():
+            raise BatchError(
+                f"--output {output} is matched by the --forecasts pattern {forecasts}: the next "
+                "run would score it as a forecast; give --output another name or folder"
+            )
     if output is not None:
         inputs: dict[str, Any] = {"--actuals": actuals, "--backtest": backtest}
         inputs.update({f"--forecasts ({issue or path.name})": path for issue, path in files})
@@ -262,6 +337,7 @@ def score_forecasts(
         [t for issue, path in files for t in _stored(path, issue, truth, freq, options)],
         ignore_index=True,
     )
+    _check_origins(tidy)
     table = forecast_scores(tidy, special_days=special_days, timezone=zone)
     keys = ["origin", validation.ID_COLUMN] if validation.ID_COLUMN in table.columns else ["origin"]
     front = ["issue_date", "file", SHA_COLUMN]
