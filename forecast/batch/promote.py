@@ -20,6 +20,11 @@ champion, or has served as champion, is not promoted again: after a promotion th
 alias needs a new candidate. When the rule is met the champion alias moves to the challenger's
 version; either way the reason is logged and set as the tags ``promotion_decision`` and
 ``promotion_reason`` of the registered model.
+
+Promotion is on evidence only: a scored forecast whose ``metric`` cannot be (not finite, or
+negative for an error such as MAPE; edited or corrupted scores) refuses the decision
+(``Decision.refused``): the reason is recorded in the same tags, nothing moves, and
+:func:`promote` raises.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import numpy as np
 import pandas as pd
 
 from forecast.batch.files import BatchError
@@ -61,6 +67,9 @@ class Decision:
     served : tuple of str
         The versions that served the shared days (of the whole served record without any);
         empty without versions.
+    refused : bool
+        The scores hold a value that cannot be (not finite, or a negative error): no
+        decision was taken on them (``promote`` is False).
     """
 
     promote: bool
@@ -70,6 +79,7 @@ class Decision:
     reason: str
     own_days: tuple[int, int] = (0, 0)
     served: tuple[str, ...] = ()
+    refused: bool = False
 
 
 def promotion_decision(
@@ -127,6 +137,10 @@ def promotion_decision(
         if done["issue_date"].duplicated().any():
             raise ValueError(f"{name} scores hold an issue date twice (several series?)")
         scored.append(done.set_index(done["issue_date"].astype(str)))
+    impossible = _impossible(scored, metric)
+    if impossible:
+        reason = f"{impossible}: refused, no decision on scores that cannot be; not promoted"
+        return Decision(False, 0, math.nan, math.nan, reason, refused=True)
     both = pd.concat(
         [scored[0][metric].astype(float), scored[1][metric].astype(float)],
         axis=1, keys=["champion", "challenger"], join="inner",
@@ -167,6 +181,25 @@ def promotion_decision(
     rule = f"the rule asks the challenger below the champion by more than {margin:.0%}"
     verdict = "promoted" if better else "not promoted"
     return Decision(better, days, *means, f"{figures}; {rule}: {verdict}", own, served)
+
+
+def _impossible(scored: list[pd.DataFrame], metric: str) -> str | None:
+    """Name the first scored value of ``metric`` that cannot be (None: all can be).
+
+    Every error of a scored forecast is finite, and every error but the bias is >= 0.
+    """
+    for name, table in zip(("champion", "challenger"), scored, strict=True):
+        values = pd.to_numeric(table[metric], errors="coerce").astype(float)
+        bad = ~np.isfinite(values.to_numpy())
+        if metric != "bias":
+            bad |= values.to_numpy() < 0
+        if bad.any():
+            date, value = values.index[bad][0], table[metric].to_numpy()[bad][0]
+            return (
+                f"{name} scores hold {metric} {value!r} for issue date {date} "
+                f"({int(bad.sum())} such value(s))"
+            )
+    return None
 
 
 def _text(value: object) -> str | None:
@@ -225,7 +258,8 @@ def promote(
     ------
     BatchError
         A missing registered model or alias, or unreadable scores, or scores without
-        ``file_sha256`` (one line); nothing was changed.
+        ``file_sha256`` (one line); nothing was changed. Also scores that cannot be
+        (:attr:`Decision.refused`), after the reason was recorded in the tags.
     """
     # optional: the registry needs mlflow, seconds to import
     from mlflow.exceptions import MlflowException
@@ -272,5 +306,7 @@ def promote(
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     client.set_registered_model_tag(name, "promotion_decision", f"{stamp} {reason}")
     client.set_model_version_tag(name, str(new), "promotion_reason", reason)
+    if decision.refused:
+        raise BatchError(reason)
     _log.info("%s", reason)
     return decision
