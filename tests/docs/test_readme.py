@@ -1,8 +1,9 @@
 """The README's promises: its Python snippets run as written, its links resolve, and the test
 command that CI runs (``.ci/run``) is the one it shows.
 
-Each ```python block is executed in a fresh namespace in a temporary working folder, so a
-snippet that uses a name it does not define, or a column its data lacks, fails here.
+The ```python blocks run as the README's script (``blocks.py``, the mechanism of the
+documentation pages' test too) in a temporary working folder, so a snippet that uses a name it
+does not define, or a column its data lacks, fails here.
 """
 
 import re
@@ -10,13 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.blocks import python_blocks, run_block
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 TEST_COMMAND = 'pip install -e ".[dev]" && python -m pytest'
-
-
-def python_blocks(text: str) -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", text, flags=re.M | re.S)
 
 
 def test_readme_is_short_and_shows_the_ci_test_command():
@@ -40,9 +39,10 @@ def test_python_block_runs_as_written(index, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     code = python_blocks(README.read_text())[index]
-    namespace = {"__name__": "__readme__"}
-    exec(compile(code, f"README.md python block {index + 1}", "exec"), namespace)
+    namespace = {"__name__": "__main__"}
+    dropped = run_block(code, f"README.md[{index + 1}]", namespace)
     out = capsys.readouterr().out
+    assert not dropped, f"values computed and not printed: {dropped}"
     if "fc" in namespace and "elecdemand" in code:  # 48 half-hours with no missing value
         assert len(namespace["fc"]) == 48 and not namespace["fc"].isna().any().any()
     if "print(" in code:
@@ -67,3 +67,10 @@ def test_relative_links_resolve():
     assert local
     missing = [link for link in local if not (ROOT / link).exists()]
     assert not missing, f"README.md links to missing files: {missing}"
+
+
+def test_every_guide_page_is_linked():
+    links = set(re.findall(r"\]\(([^)#\s]+)", README.read_text()))
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "guide").glob("*.md")}
+    assert len(pages) >= 20
+    assert not pages - links, f"guide pages the README does not link: {sorted(pages - links)}"
