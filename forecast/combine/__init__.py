@@ -11,10 +11,17 @@ corrects a reference forecaster by its errors on the most similar stored trainin
 from forecast.combine.analog import AnalogDayForecaster
 from forecast.combine.blend import blend_weights
 from forecast.combine.ensemble import EnsembleForecaster
-from forecast.combine.presets import DAY_AHEAD_MEMORY
+from forecast.combine.presets import DAY_AHEAD_MEMORY, SIMLPE_ANGLES, motion_angles
 from forecast.persistence.registry import register_builtin
 
 register_builtin(EnsembleForecaster, "ensemble")
 register_builtin(AnalogDayForecaster, "analog-day")
 
-__all__ = ["DAY_AHEAD_MEMORY", "AnalogDayForecaster", "EnsembleForecaster", "blend_weights"]
+__all__ = [
+    "DAY_AHEAD_MEMORY",
+    "SIMLPE_ANGLES",
+    "AnalogDayForecaster",
+    "EnsembleForecaster",
+    "blend_weights",
+    "motion_angles",
+]

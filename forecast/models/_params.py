@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -69,9 +71,10 @@ def fraction(name: str, value: Any) -> None:
 
 
 def positive(name: str, value: Any) -> None:
-    """Check a number > 0."""
-    if not value > 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+    """Check a finite real number > 0 (a rate of ``inf`` or ``nan`` is refused)."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (real and math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
 
 
 def none_or_positive(name: str, value: Any) -> None:
@@ -141,6 +144,42 @@ def seed_of(random_state: Any) -> int:
 def floats(values: Any) -> tuple[float, ...] | None:
     """Return ``values`` as a tuple of floats (None stays None)."""
     return None if values is None else tuple(map(float, values))
+
+
+def check_option(est: Any, param: str, value: Any, name: str | None = None) -> None:
+    """Check ``value`` by the check of parameter ``param`` (an option given to a method).
+
+    ``update(learning_rate=..., early_stopping_patience=..., epochs=...)`` take the values of
+    parameters for one call; they are checked here by the parameter's own check, so a value
+    ``fit`` refuses (a negative patience, an infinite rate) is refused by the update too.
+    ``name`` is how the message names the option (default ``param``).
+    """
+    check = next(p.check for p in type(est)._param_table if p.name == param)
+    if check is not None:
+        check(name or param, value)
+
+
+@contextmanager
+def builtin_ints(est: Any) -> Iterator[None]:
+    """Read numpy integer parameters as Python ints within the block (torch takes only int).
+
+    The parameter checks take numpy integers as integers (``hidden_size=np.int64(64)``, as a
+    grid search passes them); the constructor stores them verbatim (``clone`` compares by
+    identity), so the network is built with their int values here and the parameters are
+    restored after, whether the block succeeds or not.
+    """
+    numpy_ints = {
+        p.name: getattr(est, p.name)
+        for p in type(est)._param_table
+        if isinstance(getattr(est, p.name, None), np.integer)
+    }
+    for name, value in numpy_ints.items():
+        setattr(est, name, int(value))
+    try:
+        yield
+    finally:
+        for name, value in numpy_ints.items():
+            setattr(est, name, value)
 
 
 def check_params(est: Any) -> None:

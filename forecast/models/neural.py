@@ -30,7 +30,7 @@ from forecast.models._batching import (
     rollout,
     training_data,
 )
-from forecast.models._params import check_params, floats, seed_of
+from forecast.models._params import builtin_ints, check_params, floats, seed_of
 from forecast.models.auto import (  # noqa: F401 (the constants were public here in 0.1.0)
     AUTO_ORIGINS,
     AUTO_RESIDUAL_DROPOUT,
@@ -181,7 +181,8 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
         lacks, by the rules of 0.1.0 (:func:`forecast.models.legacy.fill_0_1_0`).
         """
         fill_0_1_0(self)
-        members = [self._build_member(self.seed_ + i) for i in range(int(self.n_ensemble))]
+        with builtin_ints(self):  # numpy integer parameters: torch's layers take only int
+            members = [self._build_member(self.seed_ + i) for i in range(int(self.n_ensemble))]
         self.module_ = members[0] if len(members) == 1 else EnsembleNet(list(members))
 
     def _build_member(self, seed: int) -> nn.Module:

@@ -24,3 +24,29 @@ def test_window_forecasts_are_the_weighted_mean_of_the_members(history):
         hand = w * alone[0][action] + (1 - w) * alone[1][action]
         np.testing.assert_allclose(pred, hand, rtol=1e-6, atol=1e-7)
         assert not np.allclose(alone[0][action], alone[1][action])  # the members differ
+
+
+def test_motion_angles_is_the_documented_average_and_fits():
+    from forecast.combine import SIMLPE_ANGLES, motion_angles
+    from forecast.models import MOTION_BEST
+
+    model = motion_angles(random_state=3)
+    members = dict(model.estimators)
+    assert list(members) == ["simlpe", "simlpe_2", "gru", "transformer"]
+    assert model.weights == [0.4, 0.4, 0.1, 0.1]
+    seeds = [m.random_state for m in members.values()]
+    assert seeds == [3, 4, 3, 3]
+    params = members["simlpe"].get_params()
+    assert all(params[k] == v for k, v in SIMLPE_ANGLES.items())
+    assert members["simlpe"].hidden_size == 64 and members["simlpe"].max_epochs == 30
+    assert all(members["gru"].get_params()[k] == v for k, v in MOTION_BEST.items())
+    assert motion_angles().estimators[1][1].random_state == 1  # a new ensemble each call
+    bench = MotionBenchmark.from_frames(frames())
+    tiny = {"context_length": 10, "horizon": 5, "max_epochs": 1, "batch_size": 64}
+    model.set_params(
+        **{f"{n}__{k}": v for n in members for k, v in tiny.items()},
+        simlpe__hidden_size=2, simlpe_2__hidden_size=2, simlpe__num_layers=1,
+        simlpe_2__num_layers=1, gru__hidden_size=4, transformer__hidden_size=4,
+    )  # fmt: skip
+    pred = forecast_windows(model.fit(bench.train), bench)
+    assert all(p.shape == (8, PREDICTED, 2) and np.isfinite(p).all() for p in pred.values())
