@@ -5,7 +5,9 @@ A thin script over ``forecast.evaluation.motion_positions``: the takes as the po
 observed frames, 25 forecast, the error over all 38 joints at 80/160/320/400/560/1000 ms on
 every window at stride 1 (MSR-GCN, PGBIG) and on LTD's 8 seeded windows per take.
 
-``--preset ltd3d`` fits LTD's 3-D recipe (``forecast.models.LTD_3D``) and logs a learning curve
+``--preset ltd3d`` fits LTD's 3-D recipe (``forecast.models.LTD_3D``), ``simlpe3d`` siMLPe's
+network with its position and velocity loss, ``gru`` .. ``hopfield`` the six families with
+``MOTION_BEST`` on the protocol's window and the position loss; each logs a learning curve
 while it trains: every ``--every`` epochs the network as it stands forecasts both window sets,
 and one JSON line (epoch, windows seen, training loss, learning rate, the six- and five-action
 means of both window sets) goes to ``results/cmu_mocap_3d_<preset>_<split>_curve.jsonl``,
@@ -43,11 +45,36 @@ from forecast.evaluation.motion_positions import (
     score_positions,
     zero_velocity_positions,
 )
-from forecast.models import LTD_3D, DCTMixerForecaster
+from forecast.models import (
+    LTD_3D,
+    MOTION_BEST,
+    SIMLPE,
+    DCTMixerForecaster,
+    get_estimator,
+)
 from forecast.training.callbacks import Callback
 
 RESULTS = Path(__file__).parent / "results"
-PRESETS: dict[str, tuple[type, dict[str, Any]]] = {"ltd3d": (DCTMixerForecaster, LTD_3D)}
+# The protocol's window: 10 observed frames, 25 forecast, the position loss.
+WINDOW_3D = {"context_length": 10, "horizon": 25, "loss": "position"}
+PRESETS: dict[str, tuple[type, dict[str, Any]]] = {
+    "ltd3d": (DCTMixerForecaster, LTD_3D),
+    # siMLPe's network and loss (positions and their velocities) over the padded window of
+    # the protocol: 75 channels in the blocks (the targets), batches of 64 (as on angles)
+    "simlpe3d": (
+        DCTMixerForecaster,
+        {
+            **SIMLPE,
+            **WINDOW_3D,
+            "channel_weight": None,
+            "hidden_size": 75,
+            "batch_size": 64,
+            "max_epochs": 30,
+        },
+    ),
+}
+for _family in ("gru", "elman", "lstm", "orthogonal", "transformer", "hopfield"):
+    PRESETS[_family] = (get_estimator(_family), {**MOTION_BEST, **WINDOW_3D})
 # Published 3-D figures on our six actions (80/160/320/400/560/1000 ms; None: not published).
 # LTD: the MSR-GCN paper's re-run (Tab. 3-4) on every window; MSR-GCN: its paper (Tab. 3-4);
 # PGBIG: its repository's checkpoint test_all_eval.csv (705062791/PGBIG @ 9380daa). Means over

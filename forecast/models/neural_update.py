@@ -21,7 +21,7 @@ import pandas as pd
 
 from forecast.frames.steps import origin_masks
 from forecast.models._batching import training_data
-from forecast.models._params import floats
+from forecast.models._params import check_option, floats
 from forecast.nn.ensemble import EnsembleNet
 from forecast.training.device import resolve_device
 from forecast.training.loop import TrainConfig, seeded, train
@@ -50,10 +50,14 @@ class ContinueTraining:
         """Train on the new rows from the current weights; return the record's extras."""
         est: Any = self  # the estimator this mixin is part of
         epochs, rate = training.get("epochs"), training.get("learning_rate")
-        if epochs is not None and (isinstance(epochs, bool) or int(epochs) != epochs or epochs < 1):
-            raise ValueError(f"epochs must be a positive int, got {epochs!r}")
-        if rate is not None and (isinstance(rate, bool) or not float(rate) > 0):
-            raise ValueError(f"learning_rate must be a positive number, got {rate!r}")
+        patience = training.get("early_stopping_patience")
+        # the options are the values of parameters for this update: their own checks
+        if epochs is not None:
+            check_option(est, "max_epochs", epochs, "epochs")
+        if rate is not None:
+            check_option(est, "learning_rate", rate)
+        if patience is not None:
+            check_option(est, "early_stopping_patience", patience)
         frames = {}
         for key, rows in new.items():
             if key not in est.train_tail_:
@@ -68,7 +72,7 @@ class ContinueTraining:
                 f"{est.context_length} context and {est.head_horizon_} target steps before the "
                 "validation tail"
             )
-        config = self._update_config(epochs, training.get("early_stopping_patience"), rate)
+        config = self._update_config(epochs, patience, rate)
         module = est.module_
         members = module.members if isinstance(module, EnsembleNet) else [module]
         est.device_ = device = resolve_device(est.device)
