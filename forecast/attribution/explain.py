@@ -115,6 +115,7 @@ def explain(
     n_samples: int = 10,
     window: int | None = None,
     seed: int = 0,
+    max_horizon: int | None = validation.MAX_HORIZON,
 ) -> pd.DataFrame:
     """Attribute each step of a forecast to the inputs it read.
 
@@ -137,7 +138,7 @@ def explain(
     future : DataFrame, optional
         Values of the declared future covariates, as ``predict(future=...)``.
     horizon : int, default=1
-        Steps forecast and explained.
+        Steps forecast and explained; checked first, as ``predict`` checks it.
     origins : list of timestamps, optional
         Explain the forecast issued at each origin (the last observed timestamp) instead
         of one forecast after the end of ``history``.
@@ -152,6 +153,8 @@ def explain(
         History rows attributed by the Shapley sampling (default: the rows the model needs).
     seed : int, default=0
         Seed of the Shapley sampling.
+    max_horizon : int or None, default=10000
+        Largest ``horizon`` accepted, as for ``predict`` (None: no limit).
 
     Returns
     -------
@@ -178,9 +181,9 @@ def explain(
     >>> table = explain(model, history, horizon=24)  # doctest: +SKIP
     >>> table.groupby("input_kind").contribution.sum()  # doctest: +SKIP
     """
+    horizon = validation.check_horizon(horizon, max_horizon)  # first: before any work
     check_is_fitted(model, "columns_")
     _check_array_path(model)
-    horizon = validation.check_horizon(horizon)
     options = {
         "n_steps": _positive(n_steps, "n_steps"),
         "n_samples": _positive(n_samples, "n_samples"),

@@ -173,6 +173,14 @@ class FoundationForecaster(BaseForecaster):
             raise OSError(f"{where} ({reference['source']}): {err}") from err
         except ValueError as err:  # a folder that is not a checkpoint of this family
             raise ValueError(f"{where} ({reference['source']}): {err}") from err
+        except ImportError:  # the extra is missing: its own message says which
+            raise
+        except Exception as err:  # a foreign file: the unpickler's or torch's own errors
+            detail = str(err).splitlines()[0] if str(err) else ""
+            raise ValueError(
+                f"{where} ({reference['source']}): not a checkpoint of "
+                f"{type(self).__name__} ({type(err).__name__}: {detail})"
+            ) from err
 
     def _trimmed(self, series: list[SeriesArrays], horizon: int) -> list[SeriesArrays]:
         """Cut each series to its last ``context_length_`` rows (covariate steps after kept)."""
