@@ -114,7 +114,7 @@ def nf_frame(y: pd.Series, calendar: pd.DataFrame, uid: str) -> pd.DataFrame:
 
 
 def run_nhits(df: pd.DataFrame, quick: bool) -> tuple[pd.DataFrame, dict]:
-    import neuralforecast  # the extra forecast[bench], and only in the NHITS worker
+    import neuralforecast  # the extra forecast-toolkit[bench], and only in the NHITS worker
     from neuralforecast import NeuralForecast  # as above
     from neuralforecast.models import NHITS  # as above
 
@@ -186,7 +186,7 @@ def worker(name: str, data_dir: str | None, out: Path, quick: bool) -> None:
     """Run one model in this process; write its scored forecasts and timings next to ``out``."""
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
-    if name == "nhits":  # the extra forecast[bench]; its imports count in the baseline below
+    if name == "nhits":  # extra forecast-toolkit[bench]; its imports count in the baseline below
         import neuralforecast.models  # noqa: F401
     df = german_load(start=FIRST, end=LAST_TEST, columns=["actual"], data_dir=data_dir)
     rss_before_fit = peak_rss_gb()  # interpreter, libraries and data

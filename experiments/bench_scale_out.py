@@ -141,7 +141,7 @@ class PeakSampler:
 
 def start_ray(cpus: int) -> float:
     """Start a local Ray and import forecast in each worker; return the seconds it took."""
-    import ray  # the extra forecast[ray]
+    import ray  # the extra forecast-toolkit[ray]
 
     t0 = time.perf_counter()
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
@@ -162,7 +162,7 @@ def forecasts(models: dict) -> np.ndarray:
 
 
 def bench_fits(series: dict, engines: list[str], models: list[str]) -> list[dict]:
-    import ray  # the extra forecast[ray]
+    import ray  # the extra forecast-toolkit[ray]
 
     rows = []
     for model_name, make in MODELS.items():
@@ -201,7 +201,7 @@ def bench_fits(series: dict, engines: list[str], models: list[str]) -> list[dict
 
 def bench_batch(series: dict, engines: list[str], folder: Path) -> list[dict]:
     """``forecast batch --input DIR`` over one Parquet file per series."""
-    import ray  # the extra forecast[ray]
+    import ray  # the extra forecast-toolkit[ray]
 
     inputs = folder / "inputs"
     inputs.mkdir()

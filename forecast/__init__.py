@@ -53,7 +53,7 @@ if "torch" not in _sys.modules:  # OpenMP reads it once, when torch loads it
     _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 _HOMES = {  # public name -> module that defines it; imported on first use
-    "explain": "forecast.attribution",  # needs the extra forecast[explain] when called
+    "explain": "forecast.attribution",  # needs the extra forecast-toolkit[explain] when called
     "BaseForecaster": "forecast.base",
     "AnalogDayForecaster": "forecast.combine",
     "EnsembleForecaster": "forecast.combine",
@@ -87,7 +87,7 @@ _HOMES = {  # public name -> module that defines it; imported on first use
     "MLflowCallback": "forecast.tracking",  # MLflow takes seconds to import
     "MLflowTracker": "forecast.tracking",
     "track_fit": "forecast.tracking",
-    "tune": "forecast.tuning.sweep",  # needs the extra forecast[ray] when called
+    "tune": "forecast.tuning.sweep",  # needs the extra forecast-toolkit[ray] when called
 }
 
 

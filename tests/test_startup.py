@@ -89,6 +89,60 @@ print(codes, sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)
     assert done.stderr.splitlines()[-1] == "[0, 0, 2, 2, 2] []"
 
 
+# every command and sub-command: `forecast X --help` parses without torch, pandas or MLflow
+HELP = [
+    [], ["demo"], ["fit"], ["predict"], ["backtest"], ["run"], ["tune"], ["data"],
+    ["data", "list"], ["data", "fetch"], ["batch"], ["score"], ["update"], ["promote"], ["serve"],
+]  # fmt: skip
+
+
+def test_every_commands_help_imports_nothing_heavy():
+    from forecast.cli import build_parser
+
+    listed = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert sorted(listed) == sorted(argv[0] for argv in HELP if len(argv) == 1)
+    script = f"""
+import contextlib, io, sys
+from forecast.cli import main
+seen = []
+for argv in {HELP!r}:
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        try:
+            main([*argv, "--help"])
+        except SystemExit as stop:
+            assert stop.code == 0, (argv, stop.code)
+    assert out.getvalue().startswith("usage: " + " ".join(["forecast", *argv])), argv
+    seen.append(sorted(m for m in {HEAVY!r} if m in sys.modules))
+print(seen)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr([[]] * len(HELP))
+
+
+def test_loading_a_saved_neural_model_imports_no_sympy(tmp_path):
+    # torch imports its compiler (torch._dynamo, sympy: seconds) when a dispatch mode of
+    # ours is entered unless told not to; loading a folder and forecasting compile nothing
+    from forecast import GRUForecaster
+
+    model = GRUForecaster(context_length=24, horizon=6, hidden_size=4, max_epochs=1)
+    model.fit(make_series(24 * 6)).save(tmp_path / "gru")
+    script = f"""
+import sys
+import forecast
+model = forecast.load({str(tmp_path / "gru")!r})
+assert len(model.predict(horizon=6)) == 6
+print(sorted(m for m in ("sympy", "torch._dynamo") if m in sys.modules))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_a_users_openmp_wait_policy_is_kept():
     script = "import os, forecast; print(os.environ['OMP_WAIT_POLICY'])"
     env = {**os.environ, "OMP_WAIT_POLICY": "ACTIVE"}

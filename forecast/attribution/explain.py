@@ -171,7 +171,7 @@ def explain(
     Raises
     ------
     ImportError
-        If Captum (the extra ``forecast[explain]``) is needed and missing.
+        If Captum (the extra ``forecast-toolkit[explain]``) is needed and missing.
     TypeError
         If ``model`` combines other forecasts (ensembles, conformal wrappers).
 

@@ -40,18 +40,59 @@ name, a partition folder used as both) is refused before the model loads
 (``.forecast-tmp-<name>-<pid>-<random>``) is removed by the next write of the same file.
 """
 
-from forecast.batch.cli import add_batch_parser, main
-from forecast.batch.files import (
-    BatchError,
-    forecast_table,
-    issue_date,
-    output_path,
-    read_input,
-    select_history,
-    write_atomic,
-)
-from forecast.batch.localtime import DAY_AHEAD, day_ahead_steps, model_timezone
-from forecast.batch.run import BATCH_EXPERIMENT, BatchResult, load_forecaster, run_batch
+import importlib as _importlib
+from typing import TYPE_CHECKING
+from typing import Any as _Any
+
+if TYPE_CHECKING:  # the lazy names, for type checkers (PEP 562 below)
+    from forecast.batch.cli import add_batch_parser, main
+    from forecast.batch.constants import BATCH_EXPERIMENT, DAY_AHEAD
+    from forecast.batch.files import (
+        BatchError,
+        forecast_table,
+        issue_date,
+        output_path,
+        read_input,
+        select_history,
+        write_atomic,
+    )
+    from forecast.batch.localtime import day_ahead_steps, model_timezone
+    from forecast.batch.run import BatchResult, load_forecaster, run_batch
+
+# public name -> module that defines it, imported on first use: the command parsers
+# (forecast.batch.cli, score_cli, ...) import this package without pandas, torch or MLflow
+_HOMES = {
+    "BATCH_EXPERIMENT": "forecast.batch.constants",
+    "DAY_AHEAD": "forecast.batch.constants",
+    "BatchError": "forecast.batch.files",
+    "BatchResult": "forecast.batch.run",
+    "add_batch_parser": "forecast.batch.cli",
+    "day_ahead_steps": "forecast.batch.localtime",
+    "forecast_table": "forecast.batch.files",
+    "issue_date": "forecast.batch.files",
+    "load_forecaster": "forecast.batch.run",
+    "main": "forecast.batch.cli",
+    "model_timezone": "forecast.batch.localtime",
+    "output_path": "forecast.batch.files",
+    "read_input": "forecast.batch.files",
+    "run_batch": "forecast.batch.run",
+    "select_history": "forecast.batch.files",
+    "write_atomic": "forecast.batch.files",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'forecast.batch' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(home), name)
+    globals()[name] = value  # the next look-up is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "BATCH_EXPERIMENT",

@@ -1,4 +1,7 @@
-"""The ``batch`` command: ``forecast batch ...`` and ``python -m forecast.batch ...``."""
+"""The ``batch`` command: ``forecast batch ...`` and ``python -m forecast.batch ...``.
+
+Parsing imports nothing heavy; the command imports pandas, torch and MLflow when it runs.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +11,15 @@ import os
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
-from forecast.batch.files import BatchError, StaleInputError, _first_line, parse_duration
-from forecast.batch.joblock import EXIT_LOCKED, JobLocked, default_lock_path, job_lock
-from forecast.batch.localtime import DAY_AHEAD
+from forecast.batch.constants import BATCH_EXPERIMENT, DAY_AHEAD, EXIT_LOCKED
 from forecast.batch.logs import LOGGER, batch_logging
-from forecast.batch.partitions import is_partitioned, run_partitions
-from forecast.batch.run import BATCH_EXPERIMENT, run_batch
-from forecast.frames.validation import NAN_POLICIES
-from forecast.frames.writes import WriteRefused, refuse_inputs
-from forecast.persistence.manifest import ModelFormatError
+from forecast.frames.options import NAN_POLICIES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _API_HINT = "pass nan_policy='interpolate'"  # the estimators' advice, in Python terms
 
@@ -124,6 +122,8 @@ def _horizon(text: str) -> int | str:
 
 
 def _duration(text: str) -> pd.Timedelta:
+    from forecast.batch.files import parse_duration  # start-up: pandas; only when given
+
     try:
         return parse_duration(text)
     except ValueError as err:
@@ -131,6 +131,8 @@ def _duration(text: str) -> pd.Timedelta:
 
 
 def _timestamp(text: str) -> pd.Timestamp:
+    import pandas as pd  # start-up: only when given
+
     try:
         return pd.Timestamp(text)
     except (TypeError, ValueError):
@@ -197,7 +199,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("sequential", "ray"),
         default="sequential",
         help="for a folder/glob --input: this process, or one Ray worker per CPU "
-        "(needs forecast[ray])",
+        "(needs forecast-toolkit[ray])",
     )
     parser.add_argument(
         "--address", default=None, help="Ray cluster address (default: $RAY_ADDRESS, else local)"
@@ -236,38 +238,29 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def _quiet() -> Iterator[None]:
-    """Keep stderr to our own lines: MLflow's info logs, progress bars and warnings off.
+def _quiet(args: argparse.Namespace | None = None) -> Iterator[None]:
+    """Keep stderr to our own lines: MLflow's logs and download bars, warnings (restored after).
 
-    Everything is restored on exit, so calling the command in-process leaks nothing.
+    An untracked run (``args.no_track``) of a local folder imports no MLflow.
     """
-    # optional: mlflow takes seconds to import; imported here because it configures its
-    # loggers on import, and they are adjusted after
-    import mlflow  # noqa: F401
+    from forecast.training.progress import quiet_libraries  # start-up: after parsing
 
-    key = "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"
-    saved_env = os.environ.get(key)
-    loggers = [logging.getLogger(name) for name in ("mlflow", "alembic")]
-    saved_levels = [log.level for log in loggers]
-    os.environ[key] = "false"
-    for log in loggers:
-        log.setLevel(logging.ERROR)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for log, level in zip(loggers, saved_levels, strict=True):
-            log.setLevel(level)
-        if saved_env is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = saved_env
+    local = args is not None and args.no_track and os.path.isdir(args.model)
+    if not local:  # MLflow sets its loggers when imported: imported first, quietened after
+        import mlflow as _mlflow  # noqa: F401  # optional: seconds to import
+    with quiet_libraries(logging.ERROR), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     """Run the command under the job lock, with timestamped log lines; return the exit code."""
-    with batch_logging():
+    from forecast.batch.files import BatchError  # start-up: the body, after parsing
+    from forecast.batch.joblock import JobLocked, default_lock_path, job_lock  # as above
+    from forecast.batch.partitions import is_partitioned  # as above
+    from forecast.frames.writes import WriteRefused, refuse_inputs  # as above
+
+    with batch_logging("batch"):
         partitioned = is_partitioned(args.input)
         one_file = (args.max_staleness, args.issue_time, args.future, args.explain or None)
         if partitioned and any(option is not None for option in one_file):
@@ -298,8 +291,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_one(args: argparse.Namespace) -> int:
+    from forecast.batch.files import BatchError, StaleInputError, _first_line  # as _cmd_batch
+    from forecast.batch.run import run_batch  # as _cmd_batch
+    from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
+
     try:
-        with _quiet():
+        with _quiet(args):
             result = run_batch(
                 args.model,
                 args.input,
@@ -357,8 +354,12 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_partitions(args: argparse.Namespace) -> int:
+    from forecast.batch.files import BatchError, _first_line  # as _cmd_batch
+    from forecast.batch.partitions import run_partitions  # as _cmd_batch
+    from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
+
     try:
-        with _quiet():
+        with _quiet(args):
             result = run_partitions(
                 args.model,
                 args.input,

@@ -25,12 +25,11 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from forecast.batch.constants import EXIT_LOCKED
 from forecast.batch.files import BatchError
 from forecast.frames.writes import WriteRefused, refuse_foreign
 
 __all__ = ["EXIT_LOCKED", "JobLocked", "default_lock_path", "job_lock"]
-
-EXIT_LOCKED = 75  # EX_TEMPFAIL of sysexits.h: try again later
 
 
 class JobLocked(BatchError):

@@ -13,10 +13,9 @@ from typing import Any
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
+from forecast.batch.constants import DAY_AHEAD
 from forecast.frames import validation
 from forecast.frames.timezones import local_day_starts
-
-DAY_AHEAD = "day-ahead"
 
 
 def model_timezone(estimator: Any) -> str | None:

@@ -100,7 +100,7 @@ def run_partitions(
     horizon, time_column, timezone, nan_policy, tracking_uri, experiment, device
         As in :func:`forecast.batch.run_batch`.
     engine : {"sequential", "ray"}
-        This process, or Ray Data with one actor per CPU (extra ``forecast[ray]``).
+        This process, or Ray Data with one actor per CPU (extra ``forecast-toolkit[ray]``).
     address, num_cpus : optional
         Ray cluster address or CPUs of a local Ray (see
         :func:`forecast.parallel.ray_session`).

@@ -41,7 +41,7 @@ def predict_command(args: argparse.Namespace) -> int:
     if args.data and args.output:  # before the model loads: outputs never destroy inputs
         refuse_same_file(args.output, args.data, "--output", "--data")
     if is_export_folder(args.model):  # an ONNX export forecasts without torch (--data needed)
-        # the runtime needs the extra forecast[onnx]; a saved torch model never imports it
+        # the runtime needs the extra forecast-toolkit[onnx]; a saved torch model never imports it
         from forecast.onnx.runtime import OnnxForecaster
 
         estimator: Any = OnnxForecaster.load(args.model)

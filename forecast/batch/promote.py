@@ -39,13 +39,13 @@ import numpy as np
 import pandas as pd
 
 from forecast.batch.files import BatchError
-from forecast.batch.logs import LOGGER
+from forecast.batch.logs import logger_name
 from forecast.batch.score import read_scores
 from forecast.batch.versions import ALIAS_COLUMN, VERSION_COLUMN, forecast_records
 
 __all__ = ["Decision", "promote", "promotion_decision"]
 
-_log = logging.getLogger(LOGGER)
+_log = logging.getLogger(logger_name("promote"))
 
 
 @dataclass

@@ -6,18 +6,17 @@ import argparse
 import logging
 
 from forecast.batch.cli_args import add_tracking_arguments
-from forecast.batch.files import BatchError, _first_line
-from forecast.batch.logs import LOGGER, batch_logging
-from forecast.batch.promote import promote
+from forecast.batch.logs import batch_logging, logger_name
 
 __all__ = ["add_promote_parser"]
 
-_log = logging.getLogger(LOGGER)
+_log = logging.getLogger(logger_name("promote"))
 
 _EPILOG = """\
 The rule asks "would serving the challenger have beaten what we served?". Over the issue
 dates both records have scored (status 'scored' in both), at least --min-days of them, the
-challenger's mean MAPE must be below the champion's by more than --margin (0.02: 2 %). The
+challenger's mean MAPE must be below the champion's by more than --margin, a fraction of the
+champion's (default 0.0: any less error; 0.02 asks for 2 % less). The
 challenger's record is its exact version's (the version its alias points at now): days of an
 earlier challenger, or of the same one before an update, never count. The champion's record is
 the served one: every forecast run under the champion alias, by whichever version was
@@ -64,15 +63,23 @@ def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
     add("--challenger-scores", required=True, help="forecast score --output of the challenger")
     add("--champion", default="champion", help="alias served (default: champion)")
     add("--challenger", default="challenger", help="alias in shadow (default: challenger)")
-    add("--min-days", type=int, default=28, help="scored days in common at least (28)")
-    add("--margin", type=float, default=0.0, help="fraction of less error asked (0.0)")
+    add("--min-days", type=int, default=28, help="scored days in common at least (default: 28)")
+    add(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="fraction of less error asked of the challenger, e.g. 0.02 for 2 %% (default: 0.0)",
+    )
     add_tracking_arguments(parser)
     parser.set_defaults(func=_cmd_promote)
     return parser
 
 
 def _cmd_promote(args: argparse.Namespace) -> int:
-    with batch_logging():
+    from forecast.batch.files import BatchError, _first_line  # start-up: after parsing
+    from forecast.batch.promote import promote  # start-up: pandas, MLflow; after parsing
+
+    with batch_logging("promote"):
         try:
             promote(
                 args.name,

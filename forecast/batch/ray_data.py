@@ -116,7 +116,7 @@ def forecast_on_ray_data(
     ``ray`` is connected (see :func:`forecast.parallel.ray_session`); the actor pool has
     one actor per schedulable CPU, at most one per partition.
     """
-    from ray import data as ray_data  # optional: the extra forecast[ray]
+    from ray import data as ray_data  # optional: the extra forecast-toolkit[ray]
 
     n = min(cluster_cpus(ray), len(inputs))
     context = ray_data.DataContext.get_current()

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from forecast.batch.constants import BATCH_EXPERIMENT
 from forecast.batch.files import (
     STALE_WARNING,
     BatchError,
@@ -36,8 +37,6 @@ from forecast.frames.requests import default_horizon, split_future
 from forecast.frames.timezones import check_timezone
 from forecast.frames.validation import NAN_POLICIES
 from forecast.onnx.metadata import is_export_folder
-
-BATCH_EXPERIMENT = "forecast-batch"
 
 _log = logging.getLogger("forecast.batch")
 
@@ -100,7 +99,7 @@ def _onnx_forecaster(
     path: Path, quantiles: str | None
 ) -> tuple[Any, Callable[[pd.DataFrame, int], pd.DataFrame]]:
     """Load an ONNX export folder (:class:`forecast.onnx.runtime.OnnxForecaster`)."""
-    # the runtime needs the extra forecast[onnx]; a torch model never imports it
+    # the runtime needs the extra forecast-toolkit[onnx]; a torch model never imports it
     from forecast.onnx.runtime import OnnxForecaster
 
     estimator = OnnxForecaster.load(path)

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from forecast.batch.constants import PROTOCOLS
 from forecast.batch.files import BatchError, read_input, write_atomic
-from forecast.batch.logs import LOGGER
+from forecast.batch.logs import logger_name
 from forecast.batch.versions import SHA_COLUMN, VERSION_COLUMN
 from forecast.evaluation.live import LiveAlert, forecast_scores, live_alert, tidy_forecast
 from forecast.frames import validation
@@ -41,10 +42,9 @@ if TYPE_CHECKING:  # the MLflow side, imported only where scores are logged
 
 __all__ = ["ScoreResult", "find_forecasts", "score_forecasts"]
 
-PROTOCOLS = (None, "day-ahead")
 _DATE = r"(?P<date>\d{4}-\d{2}-\d{2})"
 _QUANTILE = re.compile(r"^(?P<target>.+)_q(?P<level>0?\.\d+|[01](\.\d+)?)$")
-_log = logging.getLogger(LOGGER)
+_log = logging.getLogger(logger_name("score"))
 
 
 @dataclass

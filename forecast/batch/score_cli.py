@@ -1,24 +1,22 @@
-"""The ``score`` command: ``forecast score --forecasts PATTERN --actuals FILE ...``."""
+"""The ``score`` command: ``forecast score --forecasts PATTERN --actuals FILE ...``.
+
+The parser imports nothing heavy; the command imports pandas and the scoring when it runs.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 
-import pandas as pd
-
 from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
-from forecast.batch.files import BatchError, _first_line
-from forecast.batch.logs import LOGGER, batch_logging
-from forecast.batch.score import PROTOCOLS, score_forecasts
-from forecast.frames.writes import WriteRefused
-from forecast.persistence.manifest import ModelFormatError
+from forecast.batch.constants import PROTOCOLS
+from forecast.batch.logs import batch_logging, logger_name
 
 __all__ = ["EXIT_ALERT", "add_score_parser"]
 
 EXIT_OK, EXIT_FAILED = 0, 1
 EXIT_ALERT = 3  # scores written, and the rolling live error left the backtest's range
-_log = logging.getLogger(LOGGER)
+_log = logging.getLogger(logger_name("score"))
 
 _DESCRIPTION = (
     "Join the stored forecasts of 'forecast batch' with the actuals known so far and score "
@@ -79,7 +77,14 @@ def add_score_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
         default=None,
         help="day-ahead: score the local day after each issue date only (default: every row)",
     )
-    add("--special-days", default=None, metavar="SPEC", help="mark special days: holidays-DE")
+    add(
+        "--special-days",
+        default=None,
+        metavar="SPEC",
+        help="mark special days: holidays-<CC>, CC a country code of the holidays package "
+        "(holidays-DE, holidays-FR, holidays-AU, ...): its public holidays, bridge days and "
+        "Christmas week (default: none marked)",
+    )
     add("--backtest", default=None, metavar="FILE", help="backtest scores per forecast")
     add("--window", type=int, default=7, help="forecasts in the alert's rolling mean (7)")
     add_model_argument(parser, "models:/name@alias or models:/name/N to log to", required=False)
@@ -90,7 +95,14 @@ def add_score_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
 
 def _cmd_score(args: argparse.Namespace) -> int:
     """Run the command with timestamped log lines; return the exit code."""
-    with batch_logging():
+    import pandas as pd  # start-up: the command's body, imported once parsing is done
+
+    from forecast.batch.files import BatchError, _first_line  # as above
+    from forecast.batch.score import score_forecasts  # as above
+    from forecast.frames.writes import WriteRefused  # as above
+    from forecast.persistence.manifest import ModelFormatError  # as above
+
+    with batch_logging("score"):
         if args.window < 1:
             _log.error("--window must be at least 1, got %d", args.window)
             return 2

@@ -26,7 +26,7 @@ from mlflow.entities import Metric
 from mlflow.exceptions import MlflowException
 
 from forecast.batch.files import BatchError, _first_line
-from forecast.batch.logs import LOGGER
+from forecast.batch.logs import logger_name
 from forecast.batch.tracking import _check_store, _parse_models_uri
 from forecast.batch.versions import VERSION_COLUMN, forecast_records
 from forecast.evaluation.live import LiveAlert
@@ -37,7 +37,7 @@ from forecast.tracking.views import runs_view_url
 
 __all__ = ["LiveLog", "LiveTarget", "live_metric_names", "live_target", "log_live_scores"]
 
-_log = logging.getLogger(LOGGER)
+_log = logging.getLogger(logger_name("score"))
 
 _EPOCH = pd.Timestamp("1970-01-01")
 _SKIP = {"origin", "first", "last", "status", "n", "n_pending", "issue_date", "file", "special"}

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from forecast.batch.constants import UPDATE_EXPERIMENT
 from forecast.batch.files import BatchError, read_input
 from forecast.batch.run import load_forecaster
 from forecast.frames.cleaning import in_zone
@@ -29,8 +30,6 @@ from forecast.persistence.format import check_writable
 from forecast.persistence.manifest import ModelFormatError
 
 __all__ = ["UPDATE_EXPERIMENT", "update_folder"]
-
-UPDATE_EXPERIMENT = "forecast-update"
 
 
 def _columns(estimator: Any, frame: pd.DataFrame, input: str) -> pd.DataFrame:

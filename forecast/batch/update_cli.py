@@ -6,13 +6,12 @@ import argparse
 import logging
 
 from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
-from forecast.batch.files import BatchError, _first_line
-from forecast.batch.logs import LOGGER, batch_logging
-from forecast.batch.update import UPDATE_EXPERIMENT, update_folder
+from forecast.batch.constants import UPDATE_EXPERIMENT
+from forecast.batch.logs import batch_logging, logger_name
 
 __all__ = ["add_update_parser"]
 
-_log = logging.getLogger(LOGGER)
+_log = logging.getLogger(logger_name("update"))
 
 _EPILOG = """\
 The model learns the input's rows after its updated_through_ (neural: more epochs from its
@@ -69,7 +68,10 @@ def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def _cmd_update(args: argparse.Namespace) -> int:
-    with batch_logging():
+    from forecast.batch.files import BatchError, _first_line  # start-up: after parsing
+    from forecast.batch.update import update_folder  # start-up: pandas, torch; after parsing
+
+    with batch_logging("update"):
         try:
             model = update_folder(
                 args.model,

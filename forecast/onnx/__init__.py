@@ -7,5 +7,5 @@ folder is plus its state (:mod:`forecast.onnx.metadata`) and graph (:mod:`foreca
 and forecasts through the estimator's frame pipeline with onnxruntime as the network call.
 This package's ``__init__`` imports neither torch nor onnxruntime:
 ``from forecast.onnx.runtime import OnnxForecaster`` stays torch-free. Install the runtime
-with the extra ``forecast[onnx]`` (see docs/onnx.md).
+with the extra ``forecast-toolkit[onnx]`` (see docs/onnx.md).
 """

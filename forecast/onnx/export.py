@@ -93,7 +93,7 @@ def _example(estimator: Any, batch: int, seed: int = 0) -> tuple[Tensor, ...]:
 
 def network_bytes(estimator: Any) -> bytes:
     """Trace the estimator's network on CPU into ONNX bytes, checked with onnxruntime."""
-    # the exporter is part of torch, onnxruntime is the extra forecast[onnx]
+    # the exporter is part of torch, onnxruntime is the extra forecast-toolkit[onnx]
     import onnxruntime as ort
 
     reference = _Forward(copy.deepcopy(estimator.module_).cpu()).eval()  # eval: dropout off

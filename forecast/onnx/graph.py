@@ -58,7 +58,7 @@ def _tensors(attribute: Any) -> Iterator[Any]:
 
 
 def _check_tensor(tensor: Any, what: str, where: Path) -> None:
-    import onnx  # the extra forecast[onnx]; only a loaded export gets here
+    import onnx  # the extra forecast-toolkit[onnx]; only a loaded export gets here
 
     if tensor.data_location == onnx.TensorProto.EXTERNAL or len(tensor.external_data):
         files = [e.value for e in tensor.external_data if e.key == "location"]
@@ -135,7 +135,7 @@ def check_graph(
         what exports use, a model-local function, or inputs and outputs that disagree with
         the state (names, context length, widths, horizon, quantile levels).
     """
-    import onnx  # the extra forecast[onnx]: only a loaded export needs it
+    import onnx  # the extra forecast-toolkit[onnx]: only a loaded export needs it
 
     try:
         model = onnx.load_model_from_string(network)

@@ -32,7 +32,7 @@ CHUNK = 256  # windows per onnxruntime call, as the estimator's PREDICT_CHUNK
 
 def _session(network: bytes, threads: int | None) -> Any:
     """Open an onnxruntime session of a checked graph (:func:`~forecast.onnx.graph.check_graph`)."""
-    import onnxruntime as ort  # optional extra forecast[onnx]: only an exported model needs it
+    import onnxruntime as ort  # extra forecast-toolkit[onnx]: only an export needs it
 
     options = ort.SessionOptions()
     if threads is not None:

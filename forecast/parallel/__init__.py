@@ -1,4 +1,4 @@
-"""Scaling out on Ray (the optional extra ``pip install "forecast[ray]"``).
+"""Scaling out on Ray (the optional extra ``pip install "forecast-toolkit[ray]"``).
 
 * :func:`fit_many`: one model per series (local models), fitted as Ray tasks.
 * :func:`forecast.parallel.distributed.fit_distributed`: one neural model trained with

@@ -26,7 +26,7 @@ __all__ = ["fit_distributed"]
 
 def _train_loop(config: dict[str, Any]) -> None:
     """Ray Train worker: fit a clone; rank 0 reports it as a checkpoint folder."""
-    import ray.train  # optional: the extra forecast[ray]
+    import ray.train  # optional: the extra forecast-toolkit[ray]
 
     torch.set_num_threads(config["threads"])
     estimator = clone(config["estimator"]).fit(config["data"])
@@ -83,7 +83,7 @@ def fit_distributed(
     if getattr(estimator, "windowing", "sliding") != "sliding":
         raise ValueError("fit_distributed needs windowing='sliding' (TBPTT streams are stateful)")
     with ray_session(address, num_cpus), tempfile.TemporaryDirectory() as scratch:
-        from ray.train import RunConfig, ScalingConfig  # optional: the extra forecast[ray]
+        from ray.train import RunConfig, ScalingConfig  # optional: the extra forecast-toolkit[ray]
         from ray.train.torch import TorchConfig, TorchTrainer  # optional: as above
 
         trainer = TorchTrainer(

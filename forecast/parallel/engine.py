@@ -1,6 +1,6 @@
 """The Ray session behind every ``engine="ray"`` call: connect, or start a local Ray.
 
-Ray is an optional extra (``pip install "forecast[ray]"``); nothing outside
+Ray is an optional extra (``pip install "forecast-toolkit[ray]"``); nothing outside
 :mod:`forecast.parallel` imports it, and this module only imports it inside functions.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from forecast.parallel.cluster import connect
 
 ENGINES = ("sequential", "ray")
-_INSTALL_HINT = 'pip install "forecast[ray]"'
+_INSTALL_HINT = 'pip install "forecast-toolkit[ray]"'
 
 
 def check_engine(engine: str) -> str:
@@ -51,7 +51,7 @@ def check_ray_installed(feature: str = "engine='ray'") -> None:
 def require_ray(feature: str = "engine='ray'") -> Any:
     """Import and return ``ray``, or raise an ImportError saying how to install it."""
     try:
-        import ray  # optional: the extra forecast[ray]
+        import ray  # optional: the extra forecast-toolkit[ray]
     except ImportError as err:
         message = f"{feature} needs Ray, which is not installed: {_INSTALL_HINT}"
         raise ImportError(message) from err

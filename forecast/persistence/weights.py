@@ -136,6 +136,13 @@ class _Budget(TorchDispatchMode):
         super().__init__()
         self.limit, self.used = limit, 0
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # torch wraps a mode's __torch_dispatch__ in torch._disable_dynamo unless this says
+        # False; that wrapper imports torch._dynamo and sympy (2 s) on the first allocation of
+        # every load. Nothing is compiled under this mode.
+        return False
+
     def __torch_dispatch__(
         self,
         func: Any,

@@ -142,9 +142,13 @@ class DemoResult:
         )
 
     def summary(self) -> str:
-        """Return the lines the command prints at the end: table, champion, files, UI."""
+        """Return the lines the command prints at the end: table, champion, files, UI.
+
+        The table is ranked by MAPE, best first (the champion's row on top).
+        """
         shown = [c for c in ("mape", "mae", "rmse", "bias", "mape_special") if c in self.table]
-        table = self.table[shown + ["fit_seconds"]].rename(
+        ranked = self.table.sort_values("mape", kind="stable")  # NaN (a failed model) last
+        table = ranked[shown + ["fit_seconds"]].rename(
             columns={"mape": "MAPE %", "mae": "MAE GW", "rmse": "RMSE GW", "bias": "bias GW",
                      "mape_special": "MAPE % special days", "fit_seconds": "fit s"}
         )  # fmt: skip

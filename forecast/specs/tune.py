@@ -171,7 +171,7 @@ def _check_args(where: str, kind: str, args: Any) -> Any:
 
 def to_ray(space: dict[str, tuple[str, Any]]) -> dict[str, Any]:
     """Return the Ray Tune search space of a checked ``[tune.space]``."""
-    from ray import tune  # optional: the extra forecast[ray]
+    from ray import tune  # optional: the extra forecast-toolkit[ray]
 
     make = {
         "choice": lambda a: tune.choice(a),

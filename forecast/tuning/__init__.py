@@ -1,4 +1,4 @@
-"""Hyperparameter sweeps on Ray Tune (extra ``forecast[ray]``): :func:`forecast.tune`.
+"""Hyperparameter sweeps on Ray Tune (extra ``forecast-toolkit[ray]``): :func:`forecast.tune`.
 
 :mod:`~forecast.tuning.sweep` runs the trials of a spec's ``[tune]`` table (checked by
 :mod:`forecast.specs.tune`) and refits the best; :mod:`~forecast.tuning.trials` holds what

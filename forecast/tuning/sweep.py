@@ -88,7 +88,7 @@ def _trial(
     config: dict[str, Any], data: Any = None, *, spec: dict[str, Any], settings: Any, tracking: Any
 ) -> None:
     """One trial: backtest the configuration on the validation period and report it."""
-    from ray import tune as ray_tune  # optional: the extra forecast[ray]
+    from ray import tune as ray_tune  # optional: the extra forecast-toolkit[ray]
 
     context = ray_tune.get_context()
     config = {k: v.item() if hasattr(v, "item") else v for k, v in config.items()}
@@ -227,7 +227,7 @@ def _run_tuner(
     folder: Path,
     resume: bool,
 ) -> Any:
-    from ray import tune as ray_tune  # optional: the extra forecast[ray]
+    from ray import tune as ray_tune  # optional: the extra forecast-toolkit[ray]
 
     trainable = ray_tune.with_parameters(
         partial(_trial, spec=spec, settings=settings, tracking=tracking), data=validation

@@ -54,7 +54,7 @@ class EpochReporter(Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
         """Report the epoch: ``{"epoch", "val_loss", "train_loss"}``."""
-        from ray import tune as ray_tune  # optional: the extra forecast[ray]
+        from ray import tune as ray_tune  # optional: the extra forecast-toolkit[ray]
 
         self.epochs += 1
         self.val_loss = float(logs.get("val_loss", logs["train_loss"]))
@@ -80,7 +80,7 @@ def final_report(metrics: dict[str, float], reporter: EpochReporter) -> dict[str
 
 def make_scheduler(settings: TuneSettings) -> Any:
     """ASHA on ``val_loss`` over epochs, with the spec's grace period and reduction factor."""
-    from ray.tune.schedulers import ASHAScheduler  # optional: the extra forecast[ray]
+    from ray.tune.schedulers import ASHAScheduler  # optional: the extra forecast-toolkit[ray]
 
     return ASHAScheduler(
         time_attr=TIME_ATTR,
@@ -108,7 +108,7 @@ def make_tuner(trainable: Any, settings: TuneSettings, folder: Path) -> Any:
     -------
     ray.tune.Tuner
     """
-    from ray import tune as ray_tune  # optional: the extra forecast[ray]
+    from ray import tune as ray_tune  # optional: the extra forecast-toolkit[ray]
     from ray.tune.search import BasicVariantGenerator  # optional: as above
 
     return ray_tune.Tuner(

@@ -109,6 +109,6 @@ def test_without_ray_the_ray_engine_fails_before_creating_anything(parts, monkey
     assert code == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.endswith(
-        "engine='ray' needs Ray, which is not installed: pip install \"forecast[ray]\"\n"
+        "engine='ray' needs Ray, which is not installed: pip install \"forecast-toolkit[ray]\"\n"
     )
     assert sorted(os.listdir(parts["tmp"])) == before  # no output folder, no mlflow.db

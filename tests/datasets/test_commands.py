@@ -1,14 +1,10 @@
-import argparse
-
 import pytest
 
-from forecast.datasets.commands import add_data_parser
+from forecast.cli import build_parser
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="forecast")
-    add_data_parser(p.add_subparsers(dest="command", required=True))
-    return p
+    return build_parser()
 
 
 def test_data_list(capsys, tmp_path):
@@ -24,6 +20,7 @@ def test_data_fetch_error_exit_code(capsys, tmp_path):
     assert "no public download" in capsys.readouterr().err
 
 
-def test_data_fetch_rejects_unknown_name():
+def test_data_fetch_rejects_unknown_name(capsys):
     with pytest.raises(SystemExit):
         parser().parse_args(["data", "fetch", "nope"])
+    assert "unknown dataset 'nope'; choose from " in capsys.readouterr().err

@@ -72,7 +72,8 @@ def test_without_ray_the_ray_engine_says_how_to_install_it(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(
-        ImportError, match=r'needs Ray, which is not installed: pip install "forecast\[ray\]"'
+        ImportError,
+        match=r'needs Ray, which is not installed: pip install "forecast-toolkit\[ray\]"',
     ):
         fit_many(SeasonalNaive(season="1D"), frames(2), engine="ray")
     assert fit_many(SeasonalNaive(season="1D"), frames(2))["s1"].predict(horizon=1).shape == (1, 1)

@@ -69,4 +69,4 @@ def test_promote_moves_the_alias_and_logs_why(tmp_path, new_store, capsys):
     assert str(client.get_model_version_by_alias("load", "champion").version) == "2"
     assert "promoted" in client.get_registered_model("load").tags["promotion_decision"]
     assert main([*args[:1], "nothing", *args[2:]]) == 1
-    assert "ERROR forecast.batch: model nothing" in capsys.readouterr().err
+    assert "ERROR forecast.promote: model nothing" in capsys.readouterr().err

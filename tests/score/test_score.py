@@ -163,9 +163,9 @@ def test_command_writes_scores_and_exits_3_on_alert(tmp_path, capsys):
     assert list(written["mape"]) == pytest.approx([30.0, 30.0])
     code = main([*args, "--backtest", str(tmp_path / "bt.csv"), "--window", "2"])
     err = capsys.readouterr().err
-    assert code == 3 and "WARNING forecast.batch: ALERT rolling mape" in err
+    assert code == 3 and "WARNING forecast.score: ALERT rolling mape" in err
     assert main([*args[:4], str(tmp_path / "missing.csv")]) == 1
-    assert "ERROR forecast.batch: input" in capsys.readouterr().err
+    assert "ERROR forecast.score: input" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- MLflow

@@ -153,7 +153,7 @@ def test_the_served_record_spans_weekly_updates_the_challenger_counts_its_versio
     # shared days: 2..5, served by both champion versions; the earlier challenger's 0..1 not
     assert main([*promote, "--min-days", "5"]) == 0
     err = capsys.readouterr().err
-    assert "WARNING forecast.batch: 1 forecast(s) of" in err
+    assert "WARNING forecast.promote: 1 forecast(s) of" in err
     assert "run under another alias than champion, not counted as served" in err
     assert "(issued 2024-05-11)" in err
     head = f"champion (versions {first}, {second} served) mape "

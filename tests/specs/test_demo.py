@@ -167,3 +167,11 @@ def test_cli_demo_prints_progress_table_champion_file_and_ui_command(demo_dir, c
     assert f"forecast: {forecast} (48 half-hours, {NEXT_DAY[0]} to {NEXT_DAY[-1]})" in out
     assert f"browse:   mlflow ui --backend-store-uri sqlite:///{demo_dir / 'mlflow.db'}" in out
     assert Path(forecast).is_file()
+
+
+def test_summary_ranks_the_table_by_mape():
+    result = _result({"same-time-last-week": 8.9, "linear-lag": 7.03, "elman": 9.2})
+    result.table["fit_seconds"] = 1.0
+    result.forecast = pd.DataFrame({"timestamp": ["2015-01-01 00:00", "2015-01-01 23:30"]})
+    rows = [line.split("|")[1].strip() for line in result.summary().splitlines()[2:5]]
+    assert rows == ["linear-lag", "same-time-last-week", "elman"]

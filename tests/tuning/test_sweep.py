@@ -230,7 +230,7 @@ def test_without_ray_tune_says_so_before_creating_anything(tmp_path, monkeypatch
     err = capsys.readouterr().err
     assert err == (
         "forecast tune: error: forecast tune needs Ray, which is not installed: "
-        'pip install "forecast[ray]"\n'
+        'pip install "forecast-toolkit[ray]"\n'
     )
     assert sorted(os.listdir(tmp_path)) == ["data.csv", "spec.toml"]  # no mlflow.db, no run
 

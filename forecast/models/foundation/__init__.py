@@ -1,4 +1,4 @@
-"""Pretrained (foundation) forecasters, zero-shot, behind the extra ``forecast[foundation]``.
+"""Pretrained (foundation) forecasters, zero-shot, in the extra ``forecast-toolkit[foundation]``.
 
 - :class:`Chronos2Forecaster`: Chronos-2 (``chronos-forecasting``), with past and future
   covariates and multivariate targets.

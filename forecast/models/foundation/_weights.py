@@ -127,7 +127,7 @@ def pin_hub(reference: dict[str, Any], filename: str) -> dict[str, Any]:
     """
     if reference["source"] != "hub":
         return reference
-    # huggingface_hub comes with both model packages of the extra forecast[foundation]
+    # huggingface_hub comes with both model packages of the extra forecast-toolkit[foundation]
     from huggingface_hub import try_to_load_from_cache
 
     found = try_to_load_from_cache(
@@ -165,7 +165,7 @@ def check_unchanged(reference: dict[str, Any], filename: str, owner: str) -> Non
     else:
         if reference["sha256"] is None:
             return
-        # huggingface_hub comes with both model packages of the extra forecast[foundation]
+        # huggingface_hub comes with both model packages of the extra forecast-toolkit[foundation]
         from huggingface_hub import try_to_load_from_cache
 
         found = try_to_load_from_cache(

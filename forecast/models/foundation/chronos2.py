@@ -14,8 +14,8 @@ from forecast.models.foundation._weights import hub_revision
 __all__ = ["Chronos2Forecaster"]
 
 _MISSING = (
-    "Chronos2Forecaster needs the extra forecast[foundation] (chronos-forecasting): "
-    "pip install 'forecast[foundation]'"
+    "Chronos2Forecaster needs the extra forecast-toolkit[foundation] (chronos-forecasting): "
+    "pip install 'forecast-toolkit[foundation]'"
 )
 
 
@@ -34,7 +34,7 @@ class Chronos2Forecaster(FoundationForecaster):
     The point forecast is the median; ``predict(quantiles=True)`` adds the ``quantiles``
     levels, read from the model's 21 levels (0.01 ... 0.99) by linear interpolation.
 
-    Needs the extra ``forecast[foundation]`` (``chronos-forecasting``), imported only when
+    Needs the extra ``forecast-toolkit[foundation]`` (``chronos-forecasting``), imported only when
     the weights are loaded. The weights are read from a local folder (``save_pretrained``
     output: ``config.json`` and ``model.safetensors``) or from the model hub through the
     hub's cache (``HF_HOME``; ``HF_HUB_OFFLINE=1`` never downloads).
@@ -135,7 +135,7 @@ class Chronos2Forecaster(FoundationForecaster):
 
     def _load_model(self, reference: dict[str, Any], device: str) -> Any:
         try:
-            from chronos import Chronos2Pipeline  # the optional extra forecast[foundation]
+            from chronos import Chronos2Pipeline  # the optional extra forecast-toolkit[foundation]
         except ImportError as err:
             raise ImportError(_MISSING) from err
         if reference["source"] == "local":

@@ -16,8 +16,8 @@ from forecast.models.foundation._weights import hub_revision
 __all__ = ["TiRexForecaster"]
 
 _MISSING = (
-    "TiRexForecaster needs the extra forecast[foundation] (tirex-ts): "
-    "pip install 'forecast[foundation]'"
+    "TiRexForecaster needs the extra forecast-toolkit[foundation] (tirex-ts): "
+    "pip install 'forecast-toolkit[foundation]'"
 )
 
 
@@ -33,7 +33,7 @@ class TiRexForecaster(FoundationForecaster):
     levels, read from the model's nine levels (0.1 ... 0.9) by linear interpolation (levels
     outside 0.1 ... 0.9 raise).
 
-    Needs the extra ``forecast[foundation]`` (``tirex-ts``), imported only when the weights
+    Needs the extra ``forecast-toolkit[foundation]`` (``tirex-ts``), imported only when the weights
     are loaded. It runs TiRex's plain torch sLSTM (CPU or GPU, no custom CUDA kernels).
     The weights are a local ``model.ckpt`` (or a folder holding one) or a hub id read
     through the hub's cache. The TiRex weights come under the NXAI Community License.
@@ -105,7 +105,7 @@ class TiRexForecaster(FoundationForecaster):
 
     def _load_model(self, reference: dict[str, Any], device: str) -> Any:
         try:
-            from tirex.models.tirex import TiRexZero  # the optional extra forecast[foundation]
+            from tirex.models.tirex import TiRexZero  # extra forecast-toolkit[foundation]
         except ImportError as err:
             raise ImportError(_MISSING) from err
         pinned = hub_revision(reference)

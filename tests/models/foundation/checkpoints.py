@@ -20,7 +20,7 @@ CONTEXT = 64  # the tiny models' longest context
 def tiny_chronos2(folder: Path) -> Path:
     """Write a one-layer Chronos-2 (``Chronos2Model``, random init) to ``folder``."""
     pytest.importorskip(
-        "chronos", reason="chronos-forecasting not installed (forecast[foundation])"
+        "chronos", reason="chronos-forecasting not installed (forecast-toolkit[foundation])"
     )
     from chronos.chronos2 import Chronos2CoreConfig, Chronos2Model
 
@@ -50,7 +50,7 @@ def tiny_chronos2(folder: Path) -> Path:
 
 def tiny_tirex(folder: Path) -> Path:
     """Write a one-block TiRex (``TiRexZero``, random init) as ``folder/model.ckpt``."""
-    pytest.importorskip("tirex", reason="tirex-ts not installed (forecast[foundation])")
+    pytest.importorskip("tirex", reason="tirex-ts not installed (forecast-toolkit[foundation])")
     from tirex.models.tirex import TiRexZero
 
     torch.manual_seed(0)
