@@ -102,7 +102,20 @@ def split_series(data: object, what: str = "data") -> tuple[dict[object, pd.Data
 
 
 def check_frame(frame: pd.DataFrame, what: str = "data") -> None:
-    """Raise if ``frame`` is empty or has duplicated column names."""
+    """Raise if ``frame`` is empty or has duplicated column names or names not str or int.
+
+    A column name is a ``str`` or an ``int`` (not a bool): what a saved folder keeps as
+    ``columns_`` and ``load`` accepts, so a model fitted on a frame can always be saved and
+    loaded (a tuple of a MultiIndex, None, NaN, a float or True is refused here, by name).
+    """
+    odd = [c for c in frame.columns if not isinstance(c, str | int) or isinstance(c, bool)]
+    if odd or isinstance(frame.columns, pd.MultiIndex):
+        name = odd[0] if odd else frame.columns[0]
+        raise TypeError(
+            f"{what} has the column name {name!r} ({type(name).__name__}): column names must "
+            "be str (or int); rename the columns, e.g. frame.columns = [str(c) for c in "
+            "frame.columns]"
+        )
     if frame.shape[1] == 0:
         rows = "no rows and " if len(frame) == 0 else f"{len(frame)} rows but "
         raise ValueError(f"{what} is empty: {rows}no columns")

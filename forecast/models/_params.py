@@ -74,7 +74,7 @@ def positive(name: str, value: Any) -> None:
     """Check a finite real number > 0 (a rate of ``inf`` or ``nan`` is refused)."""
     real = isinstance(value, numbers.Real) and not isinstance(value, bool)
     if not (real and math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        raise ValueError(f"{name} must be > 0, got {value!r} (a finite number)")
 
 
 def none_or_positive(name: str, value: Any) -> None:

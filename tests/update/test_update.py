@@ -178,7 +178,7 @@ def test_neural_update_is_deterministic_and_refuses_short_data(seed):
         a.update(df.iloc[400:405], epochs=1)
     with pytest.raises(ValueError, match="epochs must be an int >= 1"):
         a.update(df.iloc[400:500], epochs=0)
-    with pytest.raises(ValueError, match="learning_rate must be a finite number > 0"):
+    with pytest.raises(ValueError, match="learning_rate must be > 0, got -1.0"):
         a.update(df.iloc[400:500], learning_rate=-1.0)
     a.update(df.iloc[400:500], epochs=1, learning_rate=1e-4)
     assert a.lineage_[-1]["learning_rate"] == pytest.approx(1e-4)
