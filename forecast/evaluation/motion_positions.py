@@ -338,13 +338,15 @@ def action_means(table: pd.DataFrame, bench: PositionBenchmark) -> pd.DataFrame:
     parts = {}
     for seed, part in table.groupby(level="seed"):
         part = part.droplevel("seed")
-        rows = [part.index, [a for a in part.index if a in trained]]
-        labels = [f"mean ({len(rows[0])} actions)", f"mean ({len(rows[1])} with training takes)"]
+        every: list[str] = [str(a) for a in part.index]
+        with_takes = [a for a in every if a in trained]
         parts[seed] = pd.DataFrame(
-            {label: part.loc[list(r)].mean() for label, r in zip(labels, rows, strict=True)}
+            {
+                f"mean ({len(every)} actions)": part.loc[every].mean(),
+                f"mean ({len(with_takes)} with training takes)": part.loc[with_takes].mean(),
+            }
         ).T
-    out = pd.concat(parts, names=["seed", "action"])
-    return out
+    return pd.concat(parts, names=["seed", "action"])
 
 
 def position_benchmark(
