@@ -14,6 +14,7 @@ from typing import Any, overload
 import numpy as np
 import pandas as pd
 
+from forecast.frames.options import NAN_POLICIES
 from forecast.frames.timeindex import (  # noqa: F401 (checks of the index, public here)
     _where,
     check_grid_size,
@@ -26,7 +27,6 @@ from forecast.frames.timezones import localize_naive
 
 ID_COLUMN = "id"
 TIME_COLUMN = "time"
-NAN_POLICIES = ("raise", "interpolate")
 
 
 MAX_HORIZON = 10_000
