@@ -12,6 +12,7 @@ from typing import cast
 import pandas as pd
 
 from forecast.frames import validation
+from forecast.frames.plausibility import check_plausible, check_small
 from forecast.frames.timezones import check_wall_clock
 
 
@@ -106,10 +107,14 @@ def apply_nan_policy(
 ) -> pd.DataFrame:
     """Raise on NaN/inf in targets and covariates, or interpolate them in time (``policy``).
 
-    Values beyond ``MAX_MAGNITUDE`` (1e150) are refused too: scaling them overflows to NaN.
+    Values beyond ``MAX_MAGNITUDE`` (1e150) are refused too: scaling them overflows to NaN;
+    so are targets of subnormal magnitude, and a target value far outside its column's own
+    range warns (:mod:`forecast.frames.plausibility`).
     """
     frame = validation.check_finite(frame, targets, policy, key, "target")
     validation.check_magnitude(frame, targets, key, "target")
+    check_small(frame, targets, key, "target")
+    check_plausible(frame, targets, key, "target")
     if covariates:
         frame = validation.check_finite(frame, covariates, policy, key, "covariate")
         validation.check_magnitude(frame, covariates, key, "covariate")
