@@ -181,7 +181,7 @@ def continuity(
 
 
 def appended(
-    lineage: list[dict[str, Any]], new: dict[str, Any], keep: int = KEEP_UPDATES
+    lineage: list[dict[str, Any]], new: dict[str, Any], keep: int | None = None
 ) -> list[dict[str, Any]]:
     """Return ``lineage`` with ``new`` appended, its oldest update records folded past ``keep``.
 
@@ -191,14 +191,16 @@ def appended(
         The fit record, then at most one ``"earlier"`` record, then update records.
     new : dict
         The record of the latest update.
-    keep : int
-        Update records kept besides the fit and ``"earlier"`` records.
+    keep : int, optional
+        Update records kept besides the fit and ``"earlier"`` records (default
+        ``KEEP_UPDATES``).
 
     Returns
     -------
     list of dict
         A new list (``lineage`` is not changed).
     """
+    keep = KEEP_UPDATES if keep is None else keep
     head = [r for r in lineage if r.get("kind") == "fit"][:1]
     earlier = [r for r in lineage if r.get("kind") == EARLIER][:1]
     updates = [*(r for r in lineage if r.get("kind") == "update"), new]
