@@ -194,7 +194,7 @@ def _impossible(scored: list[pd.DataFrame], metric: str) -> str | None:
         if metric != "bias":
             bad |= values.to_numpy() < 0
         if bad.any():
-            date, value = values.index[bad][0], table[metric].to_numpy()[bad][0]
+            date, value = values.index[bad][0], float(values.to_numpy()[bad][0])
             return (
                 f"{name} scores hold {metric} {value!r} for issue date {date} "
                 f"({int(bad.sum())} such value(s))"
