@@ -113,12 +113,55 @@ def new_store(tmp_path_factory):
     return make
 
 
+# The long tier: tests too long for the default run (`python -m pytest` in at most 5 minutes on
+# 2 cores) whose coverage is not in it otherwise; CI runs them as a second step (`python -m
+# pytest -m long`, .ci/run). Node ids or their prefixes (a module, a test and its parameters).
+LONG = {
+    # the README's first forecast: 100 epochs of three GRUs, its MAE checked against the README
+    "tests/docs/test_readme.py::test_python_block_runs_as_written": "the README's GRU",
+    "tests/docs/test_loop_demo.py": "the quick demo, 14 batch runs, scores, promote, update",
+    "tests/serve/test_mlflow_models.py": "a registered model logged, served, refused (processes)",
+    "tests/test_typing.py::test_mypy_reports_a_misspelled_and_a_mistyped_parameter": "mypy",
+    "tests/test_typing.py::test_type_checkers_see_the_runtime_signature_of_every_estimator": (
+        "mypy"
+    ),
+    "tests/frames/test_vintage_forecasts.py::"
+    "test_changing_a_vintage_issued_after_an_origin_never_changes_its_forecast": "hypothesis",
+    "tests/batch/test_batch.py::test_module_entry_point_in_a_subprocess": "a process",
+    "tests/batch/test_schedule.py::test_two_overlapping_runs_one_writes_the_other_exits_75": (
+        "two batch processes"
+    ),
+    "tests/training/test_interrupts.py::"
+    "test_a_signal_during_a_fit_ends_with_one_line_and_no_running_mlflow_run": "processes",
+    "tests/onnx/test_torch_free.py::test_runtime_forecasts_without_torch": "a process",
+    "tests/onnx/test_torch_free.py::test_cli_batch_and_the_service_run_an_export_without_torch": (
+        "processes"
+    ),
+}
+
+
+def _in_long_tier(nodeid: str) -> str | None:
+    for prefix in LONG:
+        if nodeid == prefix or nodeid.startswith((f"{prefix}::", f"{prefix}[")):
+            return prefix
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config, items):
-    """Every test that starts Ray (through ``ray_local``) carries the ``ray`` marker."""
+    """Tests that start Ray (``ray_local``) carry the ``ray`` marker, those of LONG ``long``."""
+    matched = set()
     for item in items:
         if "ray_local" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.ray)
+        prefix = _in_long_tier(item.nodeid)
+        if prefix:
+            item.add_marker(pytest.mark.long)
+            matched.add(prefix)
+    if not config.args or config.args == config.getini("testpaths"):  # the whole suite
+        missing = sorted(set(LONG) - matched)
+        if missing:
+            raise pytest.UsageError(f"tests/conftest.py LONG names no test: {missing}")
 
 
 @pytest.fixture(scope="module")

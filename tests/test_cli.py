@@ -110,36 +110,19 @@ def test_missing_file_is_one_clear_line(tmp_path, capsys):
     assert err.count("\n") == 0 and "does not exist" in err
 
 
-def test_predict_with_wrong_columns_names_them_without_a_traceback(tmp_path, csv):
-    import subprocess
-    import sys
-
+def test_predict_with_wrong_columns_names_them_without_a_traceback(tmp_path, csv, capsys):
+    # main() in this process: what `python -m forecast.cli` runs, without a second start-up
     path, df = csv
     model_dir = tmp_path / "model"
     assert main(["fit", "--model", "naive", "--data", str(path), "--out", str(model_dir)]) == 0
     wrong = tmp_path / "wrong.csv"
     df.rename(columns={"load": "demand"}).rename_axis("timestamp").to_csv(wrong)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "forecast.cli",
-            "predict",
-            "--model",
-            str(model_dir),
-            "--data",
-            str(wrong),
-            "--horizon",
-            "2",
-            "--output",
-            str(tmp_path / "fc.csv"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == (
+    capsys.readouterr()
+    args = ["predict", "--model", str(model_dir), "--data", str(wrong), "--horizon", "2"]
+    code = main([*args, "--output", str(tmp_path / "fc.csv")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == (
         f"forecast predict: error: {wrong} lacks column(s) ['load'] that the model {model_dir} "
         "needs; found ['demand']\n"
     )

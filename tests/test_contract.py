@@ -113,6 +113,23 @@ def case(request):
     return name, cls
 
 
+_FITTED: dict[str, tuple] = {}
+
+
+@pytest.fixture
+def fitted(case):
+    """``(estimator, frame, the frame's copy before fit, what fit returned)``: one fit per
+    estimator, shared by the checks that only read the fitted estimator (predict, pickle,
+    save); ``test_same_seed_same_forecast`` fits it again."""
+    name, cls = case
+    if name not in _FITTED:
+        df = data_for(name)
+        before = df.copy()
+        est = make(name, cls)
+        _FITTED[name] = (est, df, before, est.fit(df))
+    return _FITTED[name]
+
+
 def test_every_export_has_test_params():
     assert ESTIMATORS, "the package exports no estimator"
     assert set(IDS) <= set(TEST_PARAMS), set(IDS) - set(TEST_PARAMS)
@@ -145,11 +162,10 @@ def test_not_fitted_error(case):
         make(name, cls).predict(horizon=3)
 
 
-def test_fit_returns_self_and_forecast_frame(case):
-    name, cls = case
-    df = data_for(name)
-    est = make(name, cls)
-    assert est.fit(df) is est
+def test_fit_returns_self_and_forecast_frame(case, fitted):
+    name, _ = case
+    est, df, _, returned = fitted
+    assert returned is est
     fc = est.predict(horizon=5, **future_kwargs(name, df, 5))
     assert list(fc.columns) == ["load"]
     assert len(fc) == 5 and np.isfinite(fc.to_numpy()).all()
@@ -158,29 +174,27 @@ def test_fit_returns_self_and_forecast_frame(case):
     assert str(fc.index.tz) == "Europe/Berlin"
 
 
-def test_input_frame_unchanged(case):
-    name, cls = case
-    df = data_for(name)
-    before = df.copy()
-    est = make(name, cls).fit(df)
+def test_input_frame_unchanged(case, fitted):
+    name, _ = case
+    est, df, before, _ = fitted  # fitted on df
+    pd.testing.assert_frame_equal(df, before)
     est.predict(horizon=4, history=df, **future_kwargs(name, df, 4))
     pd.testing.assert_frame_equal(df, before)
 
 
-def test_same_seed_same_forecast(case):
+def test_same_seed_same_forecast(case, fitted):
     name, cls = case
-    df = data_for(name)
+    est, df, _, _ = fitted
     kw = future_kwargs(name, df, 4)
-    first = make(name, cls).fit(df).predict(horizon=4, **kw)
+    first = est.predict(horizon=4, **kw)
     second = make(name, cls).fit(df).predict(horizon=4, **kw)
     pd.testing.assert_frame_equal(first, second)
 
 
-def test_pickle_and_save_load_round_trip(case, tmp_path):
+def test_pickle_and_save_load_round_trip(case, fitted, tmp_path):
     name, cls = case
-    df = data_for(name)
+    est, df, _, _ = fitted
     kw = future_kwargs(name, df, 4)
-    est = make(name, cls).fit(df)
     expected = est.predict(horizon=4, **kw)
     restored = pickle.loads(pickle.dumps(est))
     pd.testing.assert_frame_equal(restored.predict(horizon=4, **kw), expected)
@@ -190,10 +204,9 @@ def test_pickle_and_save_load_round_trip(case, tmp_path):
     pd.testing.assert_frame_equal(loaded.predict(horizon=4, **kw), expected)
 
 
-def test_history_without_refit_moves_the_index(case):
-    name, cls = case
-    df = data_for(name)
-    est = make(name, cls).fit(df)
+def test_history_without_refit_moves_the_index(case, fitted):
+    name, _ = case
+    est, df, _, _ = fitted
     shifted = df.copy()
     shifted.index = shifted.index + pd.Timedelta("30D")
     fc = est.predict(horizon=3, history=shifted, **future_kwargs(name, shifted, 3))
