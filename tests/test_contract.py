@@ -113,21 +113,25 @@ def case(request):
     return name, cls
 
 
-_FITTED: dict[str, tuple] = {}
+_FITTED: dict[tuple[str, str], tuple] = {}
+
+
+def fit_once(name, cls):
+    """``(estimator, frame, the frame's copy before fit, what fit returned)``: one fit per
+    estimator and parameters, shared by the checks that only read the fitted estimator
+    (predict, pickle, save); ``test_same_seed_same_forecast`` fits it again."""
+    key = (name, repr(TEST_PARAMS[name]))
+    if key not in _FITTED:
+        df = data_for(name)
+        before = df.copy()
+        est = make(name, cls)
+        _FITTED[key] = (est, df, before, est.fit(df))
+    return _FITTED[key]
 
 
 @pytest.fixture
 def fitted(case):
-    """``(estimator, frame, the frame's copy before fit, what fit returned)``: one fit per
-    estimator, shared by the checks that only read the fitted estimator (predict, pickle,
-    save); ``test_same_seed_same_forecast`` fits it again."""
-    name, cls = case
-    if name not in _FITTED:
-        df = data_for(name)
-        before = df.copy()
-        est = make(name, cls)
-        _FITTED[name] = (est, df, before, est.fit(df))
-    return _FITTED[name]
+    return fit_once(*case)
 
 
 def test_every_export_has_test_params():

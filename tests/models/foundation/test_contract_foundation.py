@@ -37,10 +37,10 @@ def case(request, monkeypatch):
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])
 def test_contract_check(check, case, tmp_path):
-    if "tmp_path" in inspect.signature(check).parameters:
-        check(case, tmp_path)
-    else:
-        check(case)
+    given = {"case": case, "tmp_path": tmp_path}
+    if "fitted" in inspect.signature(check).parameters:  # the suite's one shared fit
+        given["fitted"] = test_contract.fit_once(*case)
+    check(**{name: given[name] for name in inspect.signature(check).parameters})
 
 
 def test_wrappers_leave_the_public_methods_to_the_base():  # as tests/test_base.py checks
