@@ -39,7 +39,7 @@ from torch import Tensor, nn
 from forecast._version import __version__
 from forecast.frames.writes import refuse_foreign
 from forecast.onnx.folder import export_files, is_replaceable_export
-from forecast.onnx.graph import OPSET, check_graph, graph_inputs
+from forecast.onnx.graph import OPSET, check_graph, extra_module, graph_inputs
 from forecast.onnx.metadata import NETWORK, check_state, export_state
 from forecast.onnx.traceable import traceable
 from forecast.persistence.atomic import write_folder
@@ -93,8 +93,7 @@ def _example(estimator: Any, batch: int, seed: int = 0) -> tuple[Tensor, ...]:
 
 def network_bytes(estimator: Any) -> bytes:
     """Trace the estimator's network on CPU into ONNX bytes, checked with onnxruntime."""
-    # the exporter is part of torch, onnxruntime is the extra forecast-toolkit[onnx]
-    import onnxruntime as ort
+    ort = extra_module("onnxruntime")  # the exporter is part of torch, onnxruntime an extra
 
     reference = _Forward(copy.deepcopy(estimator.module_).cpu()).eval()  # eval: dropout off
     net = _Forward(traceable(reference.net)).eval()  # stand-ins the tracer records right

@@ -14,13 +14,37 @@ or fixed sizes disagree with the export's state. Each refusal is one line naming
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from forecast.onnx.metadata import OnnxFormatError
 
-__all__ = ["OPERATORS", "OPSET", "check_graph", "graph_inputs"]
+__all__ = ["OPERATORS", "OPSET", "check_graph", "extra_module", "graph_inputs"]
+
+
+def extra_module(name: str) -> Any:
+    """Import ``onnx`` or ``onnxruntime`` (the extra), or raise an ImportError saying how to get it.
+
+    Parameters
+    ----------
+    name : str
+        ``"onnx"`` or ``"onnxruntime"``.
+
+    Returns
+    -------
+    module
+        The imported module.
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError as err:
+        raise ImportError(
+            f"ONNX export and runtime need {name}, which is not installed: "
+            "pip install 'forecast-toolkit[onnx]'"
+        ) from err
+
 
 OPSET = 17
 # the operators torch's exporter writes for every family and option (measured by exporting
@@ -58,7 +82,7 @@ def _tensors(attribute: Any) -> Iterator[Any]:
 
 
 def _check_tensor(tensor: Any, what: str, where: Path) -> None:
-    import onnx  # the extra forecast-toolkit[onnx]; only a loaded export gets here
+    onnx = extra_module("onnx")  # only a loaded export gets here
 
     if tensor.data_location == onnx.TensorProto.EXTERNAL or len(tensor.external_data):
         files = [e.value for e in tensor.external_data if e.key == "location"]
@@ -135,7 +159,7 @@ def check_graph(
         what exports use, a model-local function, or inputs and outputs that disagree with
         the state (names, context length, widths, horizon, quantile levels).
     """
-    import onnx  # the extra forecast-toolkit[onnx]: only a loaded export needs it
+    onnx = extra_module("onnx")  # only a loaded export needs it
 
     try:
         model = onnx.load_model_from_string(network)

@@ -23,6 +23,7 @@ from forecast.frames.pipeline import ForecastPipeline
 from forecast.frames.quantiles import point_level
 from forecast.frames.series import SeriesArrays
 from forecast.onnx.folder import MAX_NETWORK_BYTES, Export, read_export
+from forecast.onnx.graph import extra_module
 from forecast.onnx.metadata import PARAMS
 
 __all__ = ["OnnxForecaster"]
@@ -32,7 +33,7 @@ CHUNK = 256  # windows per onnxruntime call, as the estimator's PREDICT_CHUNK
 
 def _session(network: bytes, threads: int | None) -> Any:
     """Open an onnxruntime session of a checked graph (:func:`~forecast.onnx.graph.check_graph`)."""
-    import onnxruntime as ort  # extra forecast-toolkit[onnx]: only an export needs it
+    ort = extra_module("onnxruntime")  # only an export needs it
 
     options = ort.SessionOptions()
     if threads is not None:

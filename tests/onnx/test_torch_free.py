@@ -128,3 +128,12 @@ def test_cli_batch_and_the_service_run_an_export_without_torch(tmp_path):
     np.testing.assert_allclose(written["load"], want["load"], rtol=0, atol=1e-5)
     np.testing.assert_allclose(got["served"], want["load"], rtol=0, atol=1e-5)
     assert got["stamps"] == [t.isoformat() for t in want.index]
+
+
+@pytest.mark.parametrize("name", ["onnx", "onnxruntime"])
+def test_a_missing_onnx_package_names_the_extra(name, monkeypatch):
+    from forecast.onnx.graph import extra_module
+
+    monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    with pytest.raises(ImportError, match=r"pip install 'forecast-toolkit\[onnx\]'"):
+        extra_module(name)
