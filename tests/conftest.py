@@ -137,6 +137,15 @@ LONG = {
     "tests/onnx/test_torch_free.py::test_cli_batch_and_the_service_run_an_export_without_torch": (
         "processes"
     ),
+    "tests/onnx/test_refusals.py::test_the_service_refuses_a_bad_export_and_describes_a_good_one": (
+        "service processes"
+    ),
+    "tests/persistence/test_save_rule.py::"
+    "test_a_killed_save_leaves_the_model_and_its_temporary_is_removed": "processes killed",
+    # the quick demo again, through the command (test_quick_demo_... runs it in the default run)
+    "tests/specs/test_demo.py::test_cli_demo_prints_progress_table_champion_file_and_ui_command": (
+        "the quick demo"
+    ),
 }
 
 
