@@ -1,4 +1,5 @@
 import io
+import os
 
 import pandas as pd
 import pytest
@@ -365,3 +366,22 @@ def test_predict_writes_one_table_for_a_model_of_several_series(tmp_path, capsys
         got = table[table["id"] == key]
         assert list(got["load"]) == list(expected[key]["load"])
         assert list(got["timestamp"]) == [t.isoformat() for t in expected[key].index]
+
+
+def test_every_command_runs_with_mlflow_download_bars_off(monkeypatch):
+    from forecast import cli
+
+    key = "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"
+    monkeypatch.delenv(key, raising=False)
+    seen = []
+    parser = cli.build_parser()
+    for argv in (
+        ["score", "--forecasts", "f/{date}.csv", "--actuals", "a.csv"],
+        ["update", "--model", "m", "--input", "i.csv", "--output", "o"],
+        ["promote", "m", "--champion-scores", "a.csv", "--challenger-scores", "b.csv"],
+        ["batch", "--model", "m", "--input", "i.csv", "--output", "o.csv"],
+    ):
+        args = parser.parse_args(argv)
+        args.func = lambda _: seen.append(os.environ.get(key)) or 0  # the command's body
+        assert cli._run(args) == 0
+    assert seen == ["false"] * 4 and key not in os.environ  # set for the command, then restored
