@@ -59,10 +59,9 @@ from sklearn.utils.validation import check_is_fitted
 from forecast._version import __version__
 from forecast.frames.fingerprint import fingerprint
 from forecast.frames.io import remove_stale_temporaries
-from forecast.frames.lineage import check_state as check_lineage
-from forecast.frames.lineage import summary as lineage_summary
 from forecast.persistence.arrays import check_npz_tail, read_npz
 from forecast.persistence.atomic import write_folder
+from forecast.persistence.loop_state import check_loop_state, lineage_summary
 from forecast.persistence.manifest import (
     MANIFEST,
     ModelFormatError,
@@ -72,7 +71,7 @@ from forecast.persistence.manifest import (
     sha256,
 )
 from forecast.persistence.manifest import read_verified as _read_verified
-from forecast.persistence.nested import construct, params_tree
+from forecast.persistence.nested import check_nested_name, construct, params_tree
 from forecast.persistence.overwrite import check_replaceable
 from forecast.persistence.registry import estimator_class, estimator_name, is_forecaster
 from forecast.persistence.serialize import arrays_to_bytes, encode
@@ -93,10 +92,7 @@ __all__ = ["ModelFormatError", "check_writable", "load", "save"]
 
 _CAPS = CAPS  # the caps of the state files (0.1 name)
 _ATTRIBUTE = re.compile(r"[a-z][A-Za-z0-9_]*_")
-FOLDS_SUFFIX = "_folds_"
-"""Name suffix of a fitted list of clones of one estimator parameter (fitted on folds)."""
 _PARAM_CHECKS = ("_check_params", "_spec")  # the class's own parameter validation, if any
-_LOOP_STATE = ("lineage_", "n_updates_", "updated_through_")
 
 
 def _fitted_attributes(estimator: Any) -> dict[str, Any]:
@@ -126,35 +122,6 @@ def _history_summary(estimator: Any) -> dict[str, Any] | None:
         "start": str(min(f.index[0] for f in tails.values() if len(f))),
         "end": str(max(f.index[-1] for f in tails.values() if len(f))),
     }
-
-
-def _lineage_summary(estimator: Any) -> dict[str, Any]:
-    """``{"lineage": ...}``: the fit and updates the state has seen (none before lineage)."""
-    records = getattr(estimator, "lineage_", None)
-    if not isinstance(records, list):
-        return {}
-    n_updates = getattr(estimator, "n_updates_", 0)
-    through = getattr(estimator, "updated_through_", None)
-    return {"lineage": lineage_summary(records, n_updates, through)}
-
-
-def _check_loop_state(estimator: Any, manifest: dict[str, Any], path: Path) -> None:
-    """Refuse a loaded lineage that is malformed or disagrees with the manifest's summary."""
-    present = [hasattr(estimator, name) for name in _LOOP_STATE]
-    if not any(present) and "lineage" not in manifest:
-        return  # saved before lineage
-    if not all(present):
-        missing = [n for n, p in zip(_LOOP_STATE, present, strict=True) if not p]
-        raise ModelFormatError(f"{path / FITTED}: the loop's state lacks {missing}")
-    try:
-        check_lineage(*(getattr(estimator, name) for name in _LOOP_STATE))
-    except ValueError as err:
-        raise ModelFormatError(f"{path / FITTED}: {err}") from err
-    if manifest.get("lineage") != _lineage_summary(estimator).get("lineage"):
-        raise ModelFormatError(
-            f"{path / MANIFEST}: 'lineage' does not agree with the lineage_, n_updates_ and "
-            f"updated_through_ of {FITTED}"
-        )
 
 
 def save(estimator: Any, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
@@ -261,7 +228,7 @@ def _folder_files(estimator: Any) -> tuple[dict[str, Any], bytes]:
         saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
         modules=sorted(modules),
         history=_history_summary(estimator),
-        **_lineage_summary(estimator),
+        **lineage_summary(estimator),
         **({"estimator_params": estimator_params} if estimator_params else {}),
         **({"nested": pins} if pins else {}),
     )
@@ -270,11 +237,9 @@ def _folder_files(estimator: Any) -> tuple[dict[str, Any], bytes]:
 
 
 def check_writable(path: str | os.PathLike[str], *, overwrite: bool = False) -> None:
-    """Raise as :func:`save` would for what lies at ``path`` now, before anything is done.
+    """Raise the ``FileExistsError`` :func:`save` would raise for what lies at ``path`` now.
 
-    Lets a command that ends by saving (``forecast update``) refuse its output before it
-    trains or registers anything: ``FileExistsError`` when ``path`` exists and ``overwrite``
-    is False, or when it is not a saved model folder ``save(overwrite=True)`` may replace.
+    ``forecast update`` refuses its output so before it trains or registers anything.
     """
     path = Path(path)
     if path.exists() or path.is_symlink():
@@ -398,13 +363,13 @@ def _rebuild(
             raise ModelFormatError(f"{path / FITTED}: {name!r} is not a fitted attribute name")
         setattr(estimator, name, value)
     for name, pin in (manifest.get("nested") or {}).items():
-        _check_nested_name(name, pin, params, nested, set(fitted) | modules, path)
+        check_nested_name(name, pin, params, nested, set(fitted) | modules, path)
         if isinstance(pin, list):
             value = [_load(path / name / str(i), device, None, p) for i, p in enumerate(pin)]
         else:
             value = _load(path / name, device, None, pin)
         setattr(estimator, name, value)
-    _check_loop_state(estimator, manifest, path)
+    check_loop_state(estimator, manifest, path)
     for check in _PARAM_CHECKS:
         if hasattr(estimator, check):
             try:
@@ -433,30 +398,3 @@ def _check_can_forecast(estimator: Any, path: Path) -> None:
         estimator.predict(1, history=history)
     except Exception as err:  # any failure of the loaded state is a format error
         raise ModelFormatError(f"{path}: the loaded model cannot forecast: {err}") from err
-
-
-def _check_nested_name(
-    name: str,
-    pin: object,
-    params: dict[str, Any],
-    nested: list[str],
-    taken: set[str],
-    path: Path,
-) -> None:
-    """Refuse a nested folder ``name`` unless it is the fitted twin of an estimator parameter.
-
-    ``estimator_`` is accepted only where the class takes the parameter ``estimator`` and the
-    folder stored it as a nested estimator (``"estimator_params"``), a list of folders only
-    for a list of ``(name, estimator)`` pairs or as ``estimator_folds_`` (clones of one
-    estimator fitted on folds); it never replaces another fitted attribute.
-    """
-    param = name[:-1]
-    shape_ok = isinstance(pin, list) == isinstance(params.get(param), list)
-    if name.endswith(FOLDS_SUFFIX) and isinstance(pin, list):  # fold clones of one estimator
-        param = name.removesuffix(FOLDS_SUFFIX)
-        shape_ok = not isinstance(params.get(param), list)
-    if name in taken or param not in nested or param not in params or not shape_ok:
-        raise ModelFormatError(
-            f"{path / MANIFEST}: nested model folder {name!r} is not the fitted form of a "
-            "nested estimator parameter of this class"
-        )

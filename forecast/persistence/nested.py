@@ -14,11 +14,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from forecast.persistence.manifest import ModelFormatError
+import numpy as np
+
+from forecast.persistence.manifest import MANIFEST, ModelFormatError
 from forecast.persistence.registry import estimator_class, estimator_name, is_forecaster
 from forecast.persistence.serialize import encode
 
-__all__ = ["construct", "params_tree"]
+__all__ = ["FOLDS_SUFFIX", "check_nested_name", "construct", "params_tree"]
+
+FOLDS_SUFFIX = "_folds_"
+"""Name suffix of a fitted list of clones of one estimator parameter (fitted on folds)."""
 
 
 def params_tree(estimator: Any) -> tuple[dict[str, Any], list[str]]:
@@ -56,6 +61,8 @@ def _raw_params(estimator: Any) -> tuple[dict[str, Any], list[str]]:
         elif _is_named_list(v):
             v = [(name, entry(inner)) for name, inner in v]
             nested.append(k)
+        elif isinstance(v, np.integer | np.floating | np.bool_):
+            v = v.item()  # a numpy number is the number (hidden_size=np.int64(4) is 4)
         params[k] = v
     return params, nested
 
@@ -136,3 +143,30 @@ def _nested(entry: Any, key: str, where: Path) -> Any:
     if not isinstance(entry["params"], dict):
         raise ModelFormatError(f"{where}: parameter {key!r} has no parameter dict")
     return construct(inner, entry["params"], entry["nested"], where)
+
+
+def check_nested_name(
+    name: str,
+    pin: object,
+    params: dict[str, Any],
+    nested: list[str],
+    taken: set[str],
+    path: Path,
+) -> None:
+    """Refuse a nested folder ``name`` unless it is the fitted twin of an estimator parameter.
+
+    ``estimator_`` is accepted only where the class takes the parameter ``estimator`` and the
+    folder stored it as a nested estimator (``"estimator_params"``), a list of folders only
+    for a list of ``(name, estimator)`` pairs or as ``estimator_folds_`` (clones of one
+    estimator fitted on folds); it never replaces another fitted attribute.
+    """
+    param = name[:-1]
+    shape_ok = isinstance(pin, list) == isinstance(params.get(param), list)
+    if name.endswith(FOLDS_SUFFIX) and isinstance(pin, list):  # fold clones of one estimator
+        param = name.removesuffix(FOLDS_SUFFIX)
+        shape_ok = not isinstance(params.get(param), list)
+    if name in taken or param not in nested or param not in params or not shape_ok:
+        raise ModelFormatError(
+            f"{path / MANIFEST}: nested model folder {name!r} is not the fitted form of a "
+            "nested estimator parameter of this class"
+        )

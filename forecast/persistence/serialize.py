@@ -105,10 +105,7 @@ class Encoder:
     def _ndarray(self, value: np.ndarray, where: str) -> dict[str, Any]:
         return {TAG: "ndarray", "array": self.array(value, where)}
 
-    def _numpy(self, value: np.generic, where: str) -> Any:
-        if self.arrays is None and isinstance(value, np.integer | np.floating | np.bool_):
-            # parameters (no arrays): a numpy number is the number (np.int64(4) is 4)
-            return self.encode(value.item(), where)
+    def _numpy(self, value: np.generic, where: str) -> dict[str, Any]:
         return {TAG: "numpy", "array": self.array(np.asarray(value), where)}
 
     def _offset(self, value: pd.offsets.BaseOffset, where: str) -> dict[str, Any]:
