@@ -96,6 +96,17 @@ def run_block(code: str, name: str, namespace: dict[str, Any]) -> list[str]:
     return dropped
 
 
+def quoted_output(text: str, code: str) -> str | None:
+    """The output the page quotes for the block ``code``: a ```text block right after it,
+    introduced by a line that says what the block prints ("It prints:"), else None."""
+    found = re.search(
+        re.escape(code) + r"```\n\n[^\n`]*\bprints?\b[^\n`]*:\n\n```text\n(.*?)^```",
+        text,
+        flags=re.M | re.S,
+    )
+    return found[1] if found else None
+
+
 def page_blocks(path: Path, root: Path) -> list[tuple[str, str]]:
     """``(name, code)`` of each block of the page at ``path``; names like ``guide/cli.md[2]``."""
     rel = path.relative_to(root).as_posix()

@@ -24,6 +24,7 @@ from tests.docs.blocks import (
     SHARED_DATA,
     page_blocks,
     python_blocks,
+    quoted_output,
     run_block,
     skip_reason,
     unprinted_expressions,
@@ -138,6 +139,9 @@ def test_block_runs_as_written(page, index, tmp_path_factory, monkeypatch, capsy
     assert not dropped, f"values computed and not printed: {dropped}"
     if "print(" in code:
         assert out.strip(), "the block prints nothing"
+    quoted = quoted_output(page.read_text(), code)
+    if quoted is not None:  # the page shows the output: it is what the block prints
+        assert out.strip() == quoted.strip()
     if "elecdemand" in code and re.search(r"^fc = ", code, flags=re.M):
         fc = run.namespace["fc"]  # a day of the demo data: 48 half-hours, no missing value
         assert len(fc) == 48 and not fc.isna().any().any()
