@@ -62,3 +62,15 @@ def test_the_page_is_what_the_parser_generates(parser):
     assert generated_part(PAGE.read_text()) == render(parser), (
         "docs/guide/cli.md differs from the parser: run `python -m tests.docs.cli_reference`"
     )
+
+
+def test_a_help_line_that_states_a_default_states_the_parsers():
+    stated = 0
+    for command, _, child in walk(build_parser()):
+        for action in options(child):
+            said = re.search(r"\(default: ([^),;]*)", action.help or "")
+            if said is None or action.default is None or action.default is False:
+                continue
+            stated += 1
+            assert said[1].strip() == str(action.default), (command, action.option_strings)
+    assert stated >= 8
