@@ -145,3 +145,28 @@ def test_block_runs_as_written(page, index, tmp_path_factory, monkeypatch, capsy
     if "elecdemand" in code and re.search(r"^fc = ", code, flags=re.M):
         fc = run.namespace["fc"]  # a day of the demo data: 48 half-hours, no missing value
         assert len(fc) == 48 and not fc.isna().any().any()
+
+
+# blocks whose only need is the German data: run in the `slow` tier where ../shared/data is
+GERMAN = "needs: the German load data (`forecast data fetch entsoe-de`, or ../shared/data)"
+GERMAN_CASES = [c for c in CASES if skip_reason(page_blocks(*c.values[:1], DOCS)[c.values[1]][1])
+                == GERMAN]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("page", "index"), [c.values for c in GERMAN_CASES], ids=[c.id for c in GERMAN_CASES]
+)
+def test_block_on_the_german_data_runs_as_written(
+    page, index, data_dir, tmp_path, monkeypatch, capsys
+):
+    """Each on its own (none reads the blocks above it); the networks' blocks take minutes."""
+    name, code = page_blocks(page, DOCS)[index]
+    monkeypatch.setenv("FORECAST_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.chdir(tmp_path)
+    dropped = run_block(code, name, {"__name__": "__main__"})
+    out = capsys.readouterr().out
+    assert not dropped, f"values computed and not printed: {dropped}"
+    if "print(" in code:
+        assert out.strip(), "the block prints nothing"
