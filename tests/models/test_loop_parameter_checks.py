@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import forecast
 from forecast import LinearLagForecaster
 from forecast.attribution import explain
 
@@ -39,3 +40,24 @@ def test_a_foreign_tirex_weight_file_is_refused_naming_the_file(tmp_path):
     junk.write_bytes(b"this is not a checkpoint\n" * 40)
     with pytest.raises(ValueError, match=r"weights .*model\.ckpt.*not a checkpoint"):
         TiRexForecaster(weights=str(junk), context_length=64).fit(hourly()).predict(4)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: forecast.SeasonalNaive(season=np.int64(24)),
+        lambda: LinearLagForecaster(lags=np.int64(24), horizon=np.int64(6), calendar=False),
+        lambda: forecast.BoostedLagForecaster(
+            lags=np.int64(24),
+            seasonal_lags=(),
+            horizon=np.int64(6),
+            max_iter=np.int64(10),
+            calendar=False,
+        ),
+    ],
+    ids=["seasonal-naive", "linear-lag", "boosted-lag"],
+)
+def test_numpy_integer_parameters_of_baselines_fit_save_and_load(make, tmp_path):
+    model = make().fit(hourly())
+    loaded = forecast.load(model.save(tmp_path / "model"))
+    pd.testing.assert_frame_equal(loaded.predict(6), model.predict(6))
