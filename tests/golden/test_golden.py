@@ -60,4 +60,8 @@ def test_comparison_gives_the_golden_scores():
     assert sorted(got) == sorted(expected)
     assert expected["compare/table"][:, -1].sum() > 0  # special days are scored
     for key, values in expected.items():
-        np.testing.assert_allclose(got[key], values, rtol=0, atol=1e-6, err_msg=key)
+        # the GRU's forecasts are float32 sums: on another CPU the same builds round a few
+        # ulps apart (7.6e-6 on values near 50, 1.7e-7 relative: machine of 2026-12-07 with
+        # torch, numpy, pandas, scikit-learn and scipy as recorded), so a relative 1e-6
+        rtol = 1e-6 if key.startswith("compare/gru/") else 0
+        np.testing.assert_allclose(got[key], values, rtol=rtol, atol=1e-6, err_msg=key)
