@@ -21,6 +21,7 @@ zero and constant velocity. ``--table`` prints the tables of the logs.
     python experiments/cmu_mocap_3d.py --preset ltd3d --split test --every 2 \
         --data-dir ../shared/data --checkpoint-dir checkpoints/ltd3d
     python experiments/cmu_mocap_3d.py --table --preset ltd3d --split test
+    python experiments/cmu_mocap_3d.py --summary --split validation
 """
 
 from __future__ import annotations
@@ -224,6 +225,26 @@ def table(preset: str, split: str) -> str:
     return "\n".join(out)
 
 
+def summary(split: str) -> str:
+    """One row per preset logged on ``split``: the six- or seven-action mean, every window."""
+    head = " | ".join(HORIZONS_3D)
+    out = [f"| preset ({split}, every window, mean of seeds) | {head} | fit s | peak MB |"]
+    out.append("|---" * 9 + "|")
+    for preset in PRESETS:
+        path = RESULTS / f"cmu_mocap_3d_{preset}_{split}.jsonl"
+        if not path.exists():
+            continue
+        runs = [json.loads(line) for line in path.read_text().splitlines()]
+        key = next(k for k in runs[0]["mm_all"] if k.startswith("mean (") and "with" not in k)
+        mean = np.mean([r["mm_all"][key] for r in runs], axis=0)
+        fit = np.median([r["fit_s"] for r in runs]), np.median([r["peak_mb"] for r in runs])
+        cells = " | ".join(f"{v:.1f}" for v in mean)
+        out.append(
+            f"| {preset}, {key}, {len(runs)} seed(s) | {cells} | {fit[0]:.0f} | {fit[1]:.0f} |"
+        )
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("validation", "test"), default="validation")
@@ -236,7 +257,11 @@ def main() -> None:
     parser.add_argument("--checkpoint-dir", default=None, help="resume from / keep checkpoints")
     parser.add_argument("--reference", action="store_true", help="zero and constant velocity")
     parser.add_argument("--table", action="store_true")
+    parser.add_argument("--summary", action="store_true", help="one row per preset of --split")
     args = parser.parse_args()
+    if args.summary:
+        print(summary(args.split))
+        return
     if args.table:
         print(table(args.preset, args.split))
         return
