@@ -14,7 +14,9 @@ def test_position_loss_is_the_mean_joint_distance_by_hand():
     # distances: step 1: 5 and 1; step 2: 0 and 10 -> mean 4
     assert masked_position(pred, target).item() == pytest.approx(4.0)
     scale = torch.tensor([2.0, 2.0, 2.0, 1.0, 1.0, 1.0])  # back to data units per channel
-    assert masked_position(pred, target, weight=scale).item() == pytest.approx((10 + 1 + 0 + 10) / 4)
+    assert masked_position(pred, target, weight=scale).item() == pytest.approx(
+        (10 + 1 + 0 + 10) / 4
+    )
     mask = torch.tensor([[True, False]])  # only the first step carries a loss
     assert masked_position(pred, target, mask).item() == pytest.approx(3.0)
 
