@@ -199,7 +199,7 @@ def test_a_missing_captum_names_the_extra(monkeypatch):
     df = make_series(24 * 10)
     model = SeasonalNaive(season="1D").fit(df)
     monkeypatch.setitem(sys.modules, "captum.attr", None)
-    with pytest.raises(ImportError, match=r"forecast\[explain\]"):
+    with pytest.raises(ImportError, match=r"forecast-toolkit\[explain\]"):
         explain(model, df)
 
 

@@ -235,7 +235,8 @@ def test_mae_loss_trains_every_family_and_round_trips(cls, tmp_path):
 
 def test_loss_is_checked_when_fitting():
     df = make_series(200)
-    with pytest.raises(ValueError, match=r"loss must be one of \('mse', 'mae'\), got 'l1'"):
+    one_of = r"loss must be one of \('mse', 'mae', 'position'\), got 'l1'"
+    with pytest.raises(ValueError, match=one_of):
         GRUForecaster(**TINY, loss="l1").fit(df)
     with pytest.raises(ValueError, match="trains the pinball loss; loss='mae' is for point"):
         GRUForecaster(**TINY, loss="mae", quantiles=(0.1, 0.5, 0.9)).fit(df)

@@ -51,7 +51,7 @@ def test_the_ray_engine_is_checked_without_importing_ray(monkeypatch):
     assert check_engine("sequential") == "sequential"
     with pytest.raises(ImportError, match=r"^engine='ray' needs Ray, which is not installed"):
         check_engine("ray")
-    with pytest.raises(ImportError, match=r'^forecast tune needs Ray.*"forecast\[ray\]"$'):
+    with pytest.raises(ImportError, match=r'^forecast tune needs Ray.*"forecast-toolkit\[ray\]"$'):
         check_ray_installed("forecast tune")
     with pytest.raises(ValueError, match="engine must be one of"):
         check_engine("spark")

@@ -180,7 +180,7 @@ def test_a_hub_id_is_a_reference_until_the_model_loads():
 
 def test_missing_extra_names_the_extra(df, chronos_weights, monkeypatch):
     monkeypatch.setitem(sys.modules, "chronos", None)
-    with pytest.raises(ImportError, match=r"forecast\[foundation\]"):
+    with pytest.raises(ImportError, match=r"forecast-toolkit\[foundation\]"):
         chronos(chronos_weights).fit(df[["load"]])
 
 
