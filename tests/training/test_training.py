@@ -125,7 +125,8 @@ def test_point_loss_by_name_drives_the_steps_and_the_validation(loss, w_after, t
 
 
 def test_unknown_loss_is_refused():
-    with pytest.raises(ValueError, match=r"loss must be one of \('mse', 'mae'\), got 'huber'"):
+    one_of = r"loss must be one of \('mse', 'mae', 'position'\), got 'huber'"
+    with pytest.raises(ValueError, match=one_of):
         train(Scalar(), WindowDataset([constant(30, 0.0)], 4, 2), None,
               config(loss="huber"), [], np.random.default_rng(0), "cpu")  # fmt: skip
 
