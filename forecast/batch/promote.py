@@ -259,7 +259,7 @@ def promote(
     BatchError
         A missing registered model or alias, or unreadable scores, or scores without
         ``file_sha256`` (one line); nothing was changed. Also scores that cannot be
-        (:attr:`Decision.refused`), after the reason was recorded in the tags.
+        (``Decision.refused``), after the reason was recorded in the tags.
     """
     # optional: the registry needs mlflow, seconds to import
     from mlflow.exceptions import MlflowException
