@@ -28,7 +28,9 @@ versions involved, and the registered model's tag promotion_decision keeps it.
 
 exit codes:
   0   decided (promoted or not: the log line says which)
-  1   failed (unknown model or alias, unreadable scores); nothing changed
+  1   failed (unknown model or alias, unreadable scores), or refused: a scored forecast's
+      error is negative or not finite (the reason is kept in the tag promotion_reason);
+      the alias did not move
   2   usage error
 
 example:
