@@ -36,7 +36,7 @@ experiments that change one of them (:func:`load_motion_benchmark`, :func:`forec
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -232,11 +232,53 @@ def motion_benchmark(
     if benchmark is None:
         benchmark = load_motion_benchmark(data_dir, split, windows)
     bench = benchmark
-    chosen = bench.actions if actions is None else list(actions)
-    unknown = [a for a in chosen if a not in bench.truth]
-    if unknown or not chosen:
-        raise ValueError(f"unknown actions {unknown or chosen}; the benchmark has {bench.actions}")
+    chosen = chosen_actions(bench.actions, actions)
     _check("history", history, _HISTORIES)
+
+    def score(model: Any) -> pd.DataFrame:
+        pred = forecast_windows(model, bench, history)
+        table = score_windows({a: pred[a] for a in chosen}, bench)
+        if positions:
+            mm = score_windows_3d({a: pred[a] for a in chosen}, bench)
+            table = table.join(mm.set_axis(list(HORIZONS_MM), axis=1))
+        return table
+
+    return fit_seeds(estimator, bench.train, seeds, score)
+
+
+def chosen_actions(every: list[str], actions: Iterable[str] | None) -> list[str]:
+    """Return the actions to score: ``actions`` (checked against ``every``), or all of them."""
+    chosen = every if actions is None else list(actions)
+    unknown = [a for a in chosen if a not in every]
+    if unknown or not chosen:
+        raise ValueError(f"unknown actions {unknown or chosen}; the benchmark has {every}")
+    return chosen
+
+
+def fit_seeds(
+    estimator: Any,
+    train: Any,
+    seeds: Sequence[int] | None,
+    score: Callable[[Any], pd.DataFrame],
+) -> pd.DataFrame:
+    """Fit the estimator of each seed on ``train`` and score it: the rows of a benchmark.
+
+    Parameters
+    ----------
+    estimator : estimator or callable
+        Cloned per seed (``random_state`` set), or a function ``seed -> estimator``.
+    train : dict of str to DataFrame
+        The training takes.
+    seeds : sequence of int or None
+        One fit per seed; None: one fit of ``estimator`` as given.
+    score : callable
+        ``score(fitted) -> DataFrame`` indexed by action.
+
+    Returns
+    -------
+    DataFrame
+        ``score``'s rows per (``seed``, ``action``) with ``fit_seconds`` and ``fit_peak_mb``.
+    """
     if seeds is not None and len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must not repeat, got {list(seeds)}")
     frames, peak = {}, PeakRSS()
@@ -244,13 +286,9 @@ def motion_benchmark(
         model = _build(estimator, seed)
         peak.start()
         start = time.perf_counter()
-        model.fit(bench.train)
+        model.fit(train)
         fit_seconds, fit_peak_mb = time.perf_counter() - start, peak.peak_mb()
-        pred = forecast_windows(model, bench, history)
-        table = score_windows({a: pred[a] for a in chosen}, bench)
-        if positions:
-            mm = score_windows_3d({a: pred[a] for a in chosen}, bench)
-            table = table.join(mm.set_axis(list(HORIZONS_MM), axis=1))
+        table = score(model)
         label = model.get_params().get("random_state") if seed is None else seed
         frames[label] = table.assign(fit_seconds=fit_seconds, fit_peak_mb=fit_peak_mb)
     return pd.concat(frames, names=["seed", "action"])

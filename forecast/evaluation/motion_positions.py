@@ -31,7 +31,6 @@ on the others, as :mod:`forecast.evaluation.motion_data` does for angles.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,8 +40,7 @@ import pandas as pd
 
 from forecast.datasets.cmu_positions import check_position_columns
 from forecast.datasets.cmu_skeleton import PREDICTED_JOINTS, SAME_AS_PARENT
-from forecast.evaluation.memory import PeakRSS
-from forecast.evaluation.motion import _build
+from forecast.evaluation.motion import chosen_actions, fit_seeds
 from forecast.evaluation.motion3d import joint_position_error
 from forecast.evaluation.motion_positions_data import (
     FRAME_INDEX_3D,
@@ -247,21 +245,10 @@ def position_benchmark(
     >>> table = position_benchmark(DCTMixerForecaster(**LTD_3D), seeds=[0])  # doctest: +SKIP
     """
     bench = benchmark or load_position_benchmark(data_dir, split, windows)
-    chosen = bench.actions if actions is None else list(actions)
-    unknown = [a for a in chosen if a not in bench.truth]
-    if unknown or not chosen:
-        raise ValueError(f"unknown actions {unknown or chosen}; the benchmark has {bench.actions}")
-    if seeds is not None and len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must not repeat, got {list(seeds)}")
-    frames, peak = {}, PeakRSS()
-    for seed in [None] if seeds is None else list(seeds):
-        model = _build(estimator, seed)
-        peak.start()
-        start = time.perf_counter()
-        model.fit(bench.train)
-        fit_seconds, fit_peak_mb = time.perf_counter() - start, peak.peak_mb()
+    chosen = chosen_actions(bench.actions, actions)
+
+    def score(model: Any) -> pd.DataFrame:
         pred = forecast_positions(model, bench)
-        table = score_positions({a: pred[a] for a in chosen}, bench)
-        label = model.get_params().get("random_state") if seed is None else seed
-        frames[label] = table.assign(fit_seconds=fit_seconds, fit_peak_mb=fit_peak_mb)
-    return pd.concat(frames, names=["seed", "action"])
+        return score_positions({a: pred[a] for a in chosen}, bench)
+
+    return fit_seeds(estimator, bench.train, seeds, score)
