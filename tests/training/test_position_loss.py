@@ -71,3 +71,22 @@ def test_estimator_with_position_loss_refuses_other_columns_and_channel_weights(
     model = GRUForecaster(**small, loss="position", random_state=0).fit(positions)
     np.testing.assert_allclose(model.channel_weight_, model.scaler_.scale_)
     assert model.predict(horizon=3).columns.tolist() == list(positions.columns)
+
+
+def test_a_position_model_saves_loads_and_updates(tmp_path):
+    import forecast
+
+    columns = ["j3_pos_x", "j3_pos_y", "j3_pos_z", "j4_pos_x", "j4_pos_y", "j4_pos_z"]
+    full = _frame(columns, n=260) * 30
+    model = GRUForecaster(
+        context_length=10, horizon=5, hidden_size=4, max_epochs=1, loss="position",
+        velocity_weight=1.0, random_state=0,
+    ).fit(full.iloc[:200])  # fmt: skip
+    model.save(tmp_path / "m")
+    back = forecast.load(tmp_path / "m")
+    pd.testing.assert_frame_equal(back.predict(horizon=5), model.predict(horizon=5))
+    np.testing.assert_allclose(back.channel_weight_, model.scaler_.scale_)
+    back.update(full.iloc[200:], epochs=1)
+    assert back.n_updates_ == 1
+    back.save(tmp_path / "m", overwrite=True)  # the updated model passes load's own check
+    assert forecast.load(tmp_path / "m").n_updates_ == 1
