@@ -67,6 +67,23 @@ def _scale(deviations: np.ndarray) -> float:
     return mad if mad > 0 else float(np.mean(deviations))
 
 
+def _suspects(values: np.ndarray) -> list[int]:
+    """Columns that may hold an implausible value: all of them unless every value is finite.
+
+    Finite data (the usual case: many short windows at prediction) is screened for all
+    columns at once with the rule of :func:`check_plausible`; only the columns it flags go
+    through the per-column check, which words the warning.
+    """
+    n_rows, n_columns = values.shape
+    if n_rows < _MIN_ROWS or not np.isfinite(values).all():
+        return list(range(n_columns))
+    deviations = np.abs(values - np.median(values, axis=0))  # (T, C)
+    mad = 1.4826 * np.median(deviations, axis=0)
+    scale = np.where(mad > 0, mad, deviations.mean(axis=0))
+    far = (deviations > IMPLAUSIBLE_SCALES * scale) & (scale > 0)
+    return [int(j) for j in np.flatnonzero(far.any(axis=0))]
+
+
 def check_plausible(
     frame: pd.DataFrame, columns: list[str], series_id: object = None, role: str = "target"
 ) -> None:
@@ -84,7 +101,8 @@ def check_plausible(
         How the message names the columns.
     """
     values = frame[columns].to_numpy(dtype=float)
-    for j, column in enumerate(columns):
+    for j in _suspects(values):
+        column = columns[j]
         x = values[:, j]
         finite = np.isfinite(x)
         if int(finite.sum()) < _MIN_ROWS:
