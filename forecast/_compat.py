@@ -53,6 +53,15 @@ MOVED = {  # old public module path -> new home
     "forecast.parallel.space": "forecast.specs.tune",
     "forecast.parallel.batch_data": "forecast.batch.ray_data",
     "forecast.parallel.backtests": "forecast.evaluation.ray_backtests",
+    # the daily loop left forecast.batch for its own package (paths of the 0.2.0 development)
+    "forecast.batch.score": "forecast.loop.score",
+    "forecast.batch.score_cli": "forecast.loop.score_cli",
+    "forecast.batch.score_tracking": "forecast.loop.score_tracking",
+    "forecast.batch.versions": "forecast.loop.versions",
+    "forecast.batch.promote": "forecast.loop.promote",
+    "forecast.batch.promote_cli": "forecast.loop.promote_cli",
+    "forecast.batch.update": "forecast.loop.update",
+    "forecast.batch.update_cli": "forecast.loop.update_cli",
 }
 
 

@@ -1,14 +1,17 @@
-"""The ``forecast`` command: demo, fit, predict, backtest, run, tune, data and batch.
+"""The ``forecast`` command: one table of sub-commands, and the parsers of the small ones.
 
-The parsers are here and import nothing heavy, so ``forecast --help`` and usage errors
-answer at once; ``batch``, ``score``, ``update``, ``promote`` and ``serve`` build theirs
-(:mod:`forecast.batch.cli`, :mod:`forecast.batch.score_cli`, ...) only when named, from modules
-that import nothing heavy either (a test keeps torch, pandas and MLflow out of every
-``--help``). It is longer than 400 lines: every other command's parser is here, so that none
-imports its body to parse. Each command imports its body when it runs:
+Every sub-command is one row of :data:`COMMANDS`: its one-line help, the function that adds
+its parser (and sets the body it runs as ``func``) and whether it runs long. Adding a command
+is adding a row. ``forecast --help`` lists the table without building a parser; a command's
+parser is built when the command is named, from a module that imports nothing heavy (a test
+keeps torch, pandas and MLflow out of every ``--help``): :mod:`forecast.batch.cli`,
+``forecast.loop.score_cli``, ``update_cli``, ``promote_cli``, ``forecast.serve.cli``, and
+this module for demo, fit, predict, backtest, run, tune and data, whose parsers are here so
+that none imports its body to parse. Each command imports its body when it runs:
 :mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
 (predict), :mod:`forecast.specs.demo`, :mod:`forecast.tuning.sweep`,
-:mod:`forecast.datasets.commands` (data).
+:mod:`forecast.datasets.commands` (data). It is longer than 400 lines: those parsers and the
+table are one concept, the command line.
 
 Every command runs under the thread policy of :mod:`forecast.training.threads` (``--threads
 N`` fixes it) with MLflow's INFO logs off; Ctrl+C or SIGTERM ends it with one line on stderr
@@ -18,12 +21,14 @@ and exit code 130 or 143, after the tracking code has closed its open MLflow run
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forecast._version import __version__
+from forecast.batch.cli_args import OneLineParser
 
 if TYPE_CHECKING:  # generic in typeshed only; the class is not subscriptable at run time
     _SubParsersAction = argparse._SubParsersAction[Any]  # Any: declared commands map to None
@@ -31,23 +36,14 @@ else:
     _SubParsersAction = argparse._SubParsersAction
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """:class:`forecast.batch.cli.OneLineParser` again: parsing imports no ``forecast.batch``."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print ``message`` as one line on stderr and exit with status 2."""
-        text = " ".join(str(message).split())
-        self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
-
-
 class _Commands(_SubParsersAction):
     """Sub-commands all listed in ``--help``; a declared one (:meth:`declare`) is built on use."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._builders: dict[str, Callable[[_Commands], None]] = {}
+        self._builders: dict[str, Callable[[_Commands], object]] = {}
 
-    def declare(self, name: str, summary: str, build: Callable[[_Commands], None]) -> None:
+    def declare(self, name: str, summary: str, build: Callable[[_Commands], object]) -> None:
         """List ``name`` with the help line ``summary``; ``build(self)`` adds its parser."""
         self._builders[name] = build
         self._name_parser_map[name] = None  # a valid choice; its parser comes on use
@@ -134,36 +130,6 @@ def _data_command(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def _add_batch(sub: _Commands) -> None:
-    from forecast.batch import add_batch_parser  # start-up: pandas, torch; only when named
-
-    add_batch_parser(sub)
-
-
-def _add_update(sub: _Commands) -> None:
-    from forecast.batch.update_cli import add_update_parser  # start-up: only when named
-
-    add_update_parser(sub)
-
-
-def _add_promote(sub: _Commands) -> None:
-    from forecast.batch.promote_cli import add_promote_parser  # start-up: only when named
-
-    add_promote_parser(sub)
-
-
-def _add_score(sub: _Commands) -> None:
-    from forecast.batch.score_cli import add_score_parser  # start-up: pandas; only when named
-
-    add_score_parser(sub)
-
-
-def _add_serve(sub: _Commands) -> None:
-    from forecast.serve.cli import add_serve_parser  # start-up: pandas, torch; only when named
-
-    add_serve_parser(sub)
-
-
 def _cmd_demo(args: argparse.Namespace) -> int:
     import importlib.util  # start-up: only here
 
@@ -247,16 +213,13 @@ Run 'forecast COMMAND --help' for the options of one command.
 """
 
 
-def _command_parser(
-    sub: _Commands, name: str, summary: str, examples: Sequence[str]
-) -> argparse.ArgumentParser:
-    """Add sub-command ``name``: ``summary`` as its help line, ``examples`` in its epilog."""
-    epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples) if examples else None
+def _command_parser(sub: _Commands, name: str, examples: Sequence[str]) -> argparse.ArgumentParser:
+    """Add sub-command ``name``: its summary of :data:`COMMANDS` as description, ``examples``."""
+    summary = COMMANDS[name].summary
     return sub.add_parser(
         name,
-        help=summary,
         description=summary[0].upper() + summary[1:] + ".",
-        epilog=epilog,
+        epilog=_examples(*examples),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
 
@@ -271,31 +234,11 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser of the ``forecast`` command."""
-    parser = OneLineParser(  # usage errors in one line; sub-commands inherit the class
-        prog="forecast",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
-    )
-    parser.add_argument(
-        "--threads",
-        type=_positive_int,
-        metavar="N",
-        help="torch threads per process (default: as many as free cores, at most torch's "
-        "one per core; see docs/threads.md)",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_Commands)
-    assert isinstance(sub, _Commands)  # typeshed types it as the base class, whatever action=
-
+def _add_demo(sub: _Commands) -> None:
+    """Add the ``demo`` command; its body is :func:`_cmd_demo`."""
     demo = _command_parser(
         sub,
         "demo",
-        "the main experiment's path, small, on Victoria's demand",
         ["forecast demo", "forecast demo --out /tmp/demo --quick --seed 1"],
     )
     demo.add_argument(
@@ -314,10 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(func=_cmd_demo)
 
+
+def _add_fit(sub: _Commands) -> None:
+    """Add the ``fit`` command; its body is :func:`_cmd_fit`."""
     fit = _command_parser(
         sub,
         "fit",
-        "fit a model on a CSV/Parquet file and save it to a folder",
         [
             "forecast fit --model seasonal-naive --data load.csv --param 'season=\"1D\"' "
             "--out models/snaive",
@@ -336,10 +281,12 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--quiet", action="store_true", help="no progress on stderr (epochs)")
     fit.set_defaults(func=_cmd_fit)
 
+
+def _add_predict(sub: _Commands) -> None:
+    """Add the ``predict`` command; its body is :func:`_cmd_predict`."""
     predict = _command_parser(
         sub,
         "predict",
-        "forecast with a model saved by 'forecast fit'",
         [
             "forecast predict --model models/snaive --horizon 24",
             "forecast predict --model models/snaive --data latest.csv --horizon 24 \\\n"
@@ -357,10 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
     predict.set_defaults(func=_cmd_predict)
 
+
+def _add_backtest(sub: _Commands) -> None:
+    """Add the ``backtest`` command; its body is :func:`_cmd_backtest`."""
     backtest = _command_parser(
         sub,
         "backtest",
-        "rolling-origin backtest of one model on a file",
         [
             "forecast backtest --model seasonal-naive --param 'season=\"7D\"' --data load.csv \\\n"
             "      --protocol day-ahead --start 2023-01-01 --end 2023-12-31",
@@ -385,10 +334,12 @@ def build_parser() -> argparse.ArgumentParser:
     backtest.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
     backtest.set_defaults(func=_cmd_backtest)
 
+
+def _add_run(sub: _Commands) -> None:
+    """Add the ``run`` command; its body is :func:`_cmd_run`."""
     run = _command_parser(
         sub,
         "run",
-        "run an experiment spec (TOML): data, backtest, models",
         ["forecast run experiments/entsoe_de_day_ahead.toml --output results/entsoe"],
     )
     run.add_argument("spec", help="TOML file, e.g. experiments/entsoe_de_day_ahead.toml")
@@ -398,10 +349,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=_cmd_run)
 
+
+def _add_tune(sub: _Commands) -> None:
+    """Add the ``tune`` command; its body is :func:`_cmd_tune`."""
     tune = _command_parser(
         sub,
         "tune",
-        "sweep a spec's [tune] space on Ray Tune (needs the extra ray)",
         [
             "forecast tune experiments/gru_sweep_de.toml --num-cpus 2",
             "forecast tune experiments/gru_sweep_de.toml --address ray://head:10001",
@@ -419,12 +372,94 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tune.set_defaults(func=_cmd_tune)
 
-    sub.declare("data", "list the dataset catalogue or download a dataset", _add_data)
-    sub.declare("batch", "scheduled forecast from the latest data with a stored model", _add_batch)
-    sub.declare("score", "score the stored batch forecasts against the actuals", _add_score)
-    sub.declare("update", "teach a saved model the rows it has not seen", _add_update)
-    sub.declare("promote", "promote a challenger whose live record wins", _add_promote)
-    sub.declare("serve", "serve forecasts of a stored model over HTTP", _add_serve)
+
+class Command(NamedTuple):
+    """A sub-command of ``forecast``: a row of :data:`COMMANDS`."""
+
+    summary: str
+    """Its line in ``forecast --help`` (capitalised, the description of the small ones)."""
+    parser: str | Callable[[_Commands], object]
+    """Adds its parser to the sub-commands, with the body it runs as ``func``: a function,
+    or ``"module:function"``, imported only when the command is named."""
+    long: bool = False
+    """Runs torch or MLflow runs: under the thread policy (``--threads``), SIGTERM caught."""
+
+
+COMMANDS: dict[str, Command] = {
+    "demo": Command(
+        "the main experiment's path, small, on Victoria's demand", _add_demo, long=True
+    ),
+    "fit": Command(
+        "fit a model on a CSV/Parquet file and save it to a folder", _add_fit, long=True
+    ),
+    "predict": Command("forecast with a model saved by 'forecast fit'", _add_predict, long=True),
+    "backtest": Command("rolling-origin backtest of one model on a file", _add_backtest, long=True),
+    "run": Command("run an experiment spec (TOML): data, backtest, models", _add_run, long=True),
+    "tune": Command(
+        "sweep a spec's [tune] space on Ray Tune (needs the extra ray)", _add_tune, long=True
+    ),
+    "data": Command("list the dataset catalogue or download a dataset", _add_data),
+    "batch": Command(
+        "scheduled forecast from the latest data with a stored model",
+        "forecast.batch.cli:add_batch_parser",
+        long=True,
+    ),
+    "score": Command(
+        "score the stored batch forecasts against the actuals",
+        "forecast.loop.score_cli:add_score_parser",
+    ),
+    "update": Command(
+        "teach a saved model the rows it has not seen",
+        "forecast.loop.update_cli:add_update_parser",
+    ),
+    "promote": Command(
+        "promote a challenger whose live record wins",
+        "forecast.loop.promote_cli:add_promote_parser",
+    ),
+    "serve": Command(
+        "serve forecasts of a stored model over HTTP",
+        "forecast.serve.cli:add_serve_parser",
+    ),
+}
+"""Every sub-command of ``forecast``, in the order ``forecast --help`` lists them."""
+
+
+def _builder(command: Command) -> Callable[[_Commands], object]:
+    """Return the function adding ``command``'s parser (a module named by text: imported on use)."""
+    if not isinstance(command.parser, str):
+        return command.parser
+    module, _, function = command.parser.partition(":")
+
+    def build(sub: _Commands) -> object:
+        # a fixed name of COMMANDS, never from input; imported only when the command is named
+        add: Callable[[_Commands], object] = getattr(importlib.import_module(module), function)
+        return add(sub)
+
+    return build
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser of the ``forecast`` command: its options and :data:`COMMANDS`."""
+    parser = OneLineParser(  # usage errors in one line; sub-commands inherit the class
+        prog="forecast",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
+    )
+    parser.add_argument(
+        "--threads",
+        type=_positive_int,
+        metavar="N",
+        help="torch threads per process (default: as many as free cores, at most torch's "
+        "one per core; see docs/threads.md)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_Commands)
+    assert isinstance(sub, _Commands)  # typeshed types it as the base class, whatever action=
+    for name, command in COMMANDS.items():
+        sub.declare(name, command.summary, _builder(command))
     return parser
 
 
@@ -454,14 +489,11 @@ def _add_param_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_LONG = ("demo", "fit", "predict", "backtest", "run", "tune", "batch")  # torch, MLflow runs
-
-
 def _run(args: argparse.Namespace) -> int:
     """Run the command, MLflow quiet; a long one under the thread policy, SIGTERM caught."""
     from forecast.training.progress import quiet_libraries  # start-up: after parsing
 
-    if args.command not in _LONG:  # MLflow's logs and download bars off here too: one place
+    if not COMMANDS[args.command].long:  # MLflow's logs and download bars off here too: one place
         with quiet_libraries():
             return int(args.func(args) or 0)
     from forecast.training.interrupts import interruptible  # start-up: long commands only

@@ -15,7 +15,7 @@ import pandas as pd
 
 from forecast.attribution import explain
 from forecast.base import BaseForecaster
-from forecast.batch.files import BatchError, _first_line
+from forecast.batch.files import BatchError, first_line
 from forecast.frames.requests import split_future
 
 #: Where the table lies among the batch run's artifacts.
@@ -41,5 +41,5 @@ def explain_batch(
     try:
         table = explain(estimator, observed, future, horizon=steps)
     except (ImportError, TypeError, ValueError) as err:
-        raise BatchError(f"--explain for {input} failed: {_first_line(err)}") from err
+        raise BatchError(f"--explain for {input} failed: {first_line(err)}") from err
     return table.astype({"input_kind": str, "input": str, "target": str})

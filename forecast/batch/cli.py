@@ -11,9 +11,9 @@ import os
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
-from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import OneLineParser, add_model_argument, add_tracking_arguments
 from forecast.batch.constants import BATCH_EXPERIMENT, DAY_AHEAD, EXIT_LOCKED
 from forecast.batch.logs import LOGGER, batch_logging
 from forecast.frames.options import NAN_POLICIES
@@ -36,26 +36,6 @@ EXIT_CODES = {
 }
 
 _log = logging.getLogger(LOGGER)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose usage errors are one line on stderr, exit code 2.
-
-    ``prog: error: message; run 'prog --help' for usage`` replaces argparse's usage block
-    plus error; ``--help`` is unchanged. Sub-commands added with ``add_subparsers`` inherit
-    the class, so ``forecast fit`` errors read ``forecast fit: error: ...``.
-    """
-
-    def error(self, message: str) -> NoReturn:
-        """Print ``message`` as one line on stderr and exit with status 2.
-
-        Parameters
-        ----------
-        message : str
-            argparse's description of the error.
-        """
-        text = " ".join(str(message).split())  # one line, whatever argparse wrapped
-        self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
 
 
 def add_batch_parser(
@@ -291,7 +271,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_one(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, StaleInputError, _first_line  # as _cmd_batch
+    from forecast.batch.files import BatchError, StaleInputError, first_line  # as _cmd_batch
     from forecast.batch.run import run_batch  # as _cmd_batch
     from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
 
@@ -313,7 +293,7 @@ def _cmd_one(args: argparse.Namespace) -> int:
         message = str(err).replace(_API_HINT, "pass --nan-policy interpolate")
         return _failed(args, message, EXIT_STALE if isinstance(err, StaleInputError) else 1)
     except Exception as err:  # unexpected: still one line, never a traceback in cron mail
-        return _failed(args, f"{type(err).__name__}: {_first_line(err)}", EXIT_FAILED)
+        return _failed(args, f"{type(err).__name__}: {first_line(err)}", EXIT_FAILED)
     version = f", model version {result.model_version}" if result.model_version else ""
     run = f", MLflow run {result.run_id}" if result.run_id else ""
     _log.info("wrote %s (%d rows%s%s)", result.path, result.rows, version, run)
@@ -354,7 +334,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_partitions(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, _first_line  # as _cmd_batch
+    from forecast.batch.files import BatchError, first_line  # as _cmd_batch
     from forecast.batch.partitions import run_partitions  # as _cmd_batch
     from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
 
@@ -371,7 +351,7 @@ def _cmd_partitions(args: argparse.Namespace) -> int:
                 **_run_options(args),
             )
     except (BatchError, ModelFormatError, ValueError, ImportError) as err:
-        _log.error("%s", _first_line(err))
+        _log.error("%s", first_line(err))
         return EXIT_FAILED
     for written in result.written:
         print(f"{written.path}\t{written.rows} rows\tsha256 {written.sha256}")

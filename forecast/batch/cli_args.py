@@ -1,19 +1,41 @@
-"""The model and MLflow-store options every command of the daily loop shares.
+"""What the commands' parsers share: one-line usage errors, the model and MLflow-store options.
 
-``forecast batch``, ``score``, ``update``, ``promote`` and ``serve`` name a model (a folder or
-an MLflow URI) and the MLflow store; :func:`add_model_argument` and
-:func:`add_tracking_arguments` declare those options once, each command passing its own help
-line. This module imports nothing but :mod:`argparse`: ``forecast --help`` and usage errors
-never wait for pandas, torch or MLflow.
+Every ``forecast`` command, and ``python -m forecast.batch`` and ``python -m forecast.serve``,
+parses with :class:`OneLineParser` (a usage error is one line). ``forecast batch``, ``score``,
+``update``, ``promote`` and ``serve`` name a model (a folder or an MLflow URI) and the MLflow
+store; :func:`add_model_argument` and :func:`add_tracking_arguments` declare those options
+once, each command passing its own help line. This module imports nothing but
+:mod:`argparse`: ``forecast --help`` and usage errors never wait for pandas, torch or MLflow.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
-__all__ = ["TRACKING_URI_HELP", "add_model_argument", "add_tracking_arguments"]
+__all__ = ["TRACKING_URI_HELP", "OneLineParser", "add_model_argument", "add_tracking_arguments"]
 
 TRACKING_URI_HELP = "MLflow store (default: $MLFLOW_TRACKING_URI)"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr, exit code 2.
+
+    ``prog: error: message; run 'prog --help' for usage`` replaces argparse's usage block
+    plus error; ``--help`` is unchanged. Sub-commands added with ``add_subparsers`` inherit
+    the class, so ``forecast fit`` errors read ``forecast fit: error: ...``.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line on stderr and exit with status 2.
+
+        Parameters
+        ----------
+        message : str
+            argparse's description of the error.
+        """
+        text = " ".join(str(message).split())  # one line, whatever argparse wrapped
+        self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
 
 
 def add_model_argument(

@@ -58,7 +58,21 @@ class BatchResult:
     model_version: str | None = None
 
 
-def _first_line(err: BaseException) -> str:
+def first_line(err: BaseException) -> str:
+    """Return the first line of an error's message (its type's name when it has none).
+
+    The batch and the daily loop's commands log errors as one line each.
+
+    Parameters
+    ----------
+    err : BaseException
+        Any exception.
+
+    Returns
+    -------
+    str
+        The message's first line, stripped.
+    """
     text = str(err).strip() or type(err).__name__
     return text.splitlines()[0]
 
@@ -178,7 +192,7 @@ def select_history(
 
 def _about_input(path: str | os.PathLike[str], err: BaseException) -> str:
     """One line naming the input file once, then the reason."""
-    reason = _first_line(err)
+    reason = first_line(err)
     for prefix in (f"input {path}: ", f"{path}: "):
         reason = reason.removeprefix(prefix)
     return f"input {path}: {reason}"

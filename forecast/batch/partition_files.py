@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from forecast.batch.files import OUTPUT_SUFFIXES, BatchError, _first_line, output_path
+from forecast.batch.files import OUTPUT_SUFFIXES, BatchError, first_line, output_path
 from forecast.batch.overlap import check_partition_outputs
 from forecast.batch.run import BatchResult, forecast_file
 from forecast.persistence.manifest import ModelFormatError
@@ -116,7 +116,7 @@ def forecast_partitions(
             )
             out.append((str(path), result, None))
         except (BatchError, ModelFormatError) as err:
-            out.append((str(path), None, _first_line(err)))
+            out.append((str(path), None, first_line(err)))
         except Exception as err:  # one bad partition never stops the others
-            out.append((str(path), None, f"input {path}: {type(err).__name__}: {_first_line(err)}"))
+            out.append((str(path), None, f"input {path}: {type(err).__name__}: {first_line(err)}"))
     return out

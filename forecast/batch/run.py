@@ -17,8 +17,8 @@ from forecast.batch.files import (
     BatchError,
     BatchResult,
     _about_input,
-    _first_line,
     check_staleness,
+    first_line,
     forecast_table,
     issue_date,
     mixed_offsets_message,
@@ -333,7 +333,7 @@ def forecast_file(
         try:
             forecast = predict(history, steps)
         except Exception as err:
-            raise BatchError(f"forecast from {input} failed: {_first_line(err)}") from err
+            raise BatchError(f"forecast from {input} failed: {first_line(err)}") from err
     if parse_levels(quantiles) is not None and not any("_q" in str(c) for c in forecast.columns):
         raise BatchError(
             f"model {os.fspath(model)} wrote no quantile columns (logged before the quantiles "

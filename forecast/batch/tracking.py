@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 from mlflow.exceptions import MlflowException
 
-from forecast.batch.files import BatchError, _first_line
+from forecast.batch.files import BatchError, first_line
 from forecast.frames.quantiles import parse_levels
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client
@@ -25,10 +25,12 @@ from forecast.tracking.artifacts import load_artifact
 from forecast.tracking.fingerprint import dataset_input
 
 __all__ = [
+    "check_store",
     "load_from_store",
     "log_batch_run",
     "log_failed_run",
     "log_partitions_run",
+    "parse_models_uri",
     "pin_registered",
 ]
 
@@ -78,19 +80,33 @@ def load_from_store(
         The artifact is not what our flavour writes (the message names the ``MLmodel``
         field); a :class:`ModelFormatError`.
     """
-    _check_store(model, tracking_uri)
+    check_store(model, tracking_uri)
     try:
         wrapper = load_artifact(model, tracking_uri, device=device)
     except (MlflowException, OSError) as err:
         where = f" in {resolve_tracking_uri(tracking_uri)}" if uri else ""
-        raise BatchError(f"model {model} not found{where}: {_first_line(err)}") from err
+        raise BatchError(f"model {model} not found{where}: {first_line(err)}") from err
     params = {} if parse_levels(quantiles) is None else {"quantiles": quantiles}
     return wrapper.estimator, lambda h, n: wrapper.predict(
         None, h, params={"horizon": int(n), **params}
     )
 
 
-def _check_store(model: str, tracking_uri: str | None) -> None:
+def check_store(model: str, tracking_uri: str | None) -> None:
+    """Refuse a store URI whose SQLite file does not exist, rather than creating an empty one.
+
+    Parameters
+    ----------
+    model : str
+        The model reference; only ``models:/`` and ``runs:/`` URIs need the store.
+    tracking_uri : str, optional
+        The MLflow store (default: ``$MLFLOW_TRACKING_URI``).
+
+    Raises
+    ------
+    BatchError
+        When ``model`` needs a SQLite store whose file is missing.
+    """
     db = sqlite_path(resolve_tracking_uri(tracking_uri))
     if model.startswith(("models:/", "runs:/")) and db is not None and not db.is_file():
         raise BatchError(  # rather than creating an empty store where cron happens to run
@@ -131,24 +147,36 @@ def pin_registered(model: str, tracking_uri: str | None) -> tuple[str, dict[str,
     BatchError
         The store, the registered model or the alias does not exist.
     """
-    name, alias, version = _parse_models_uri(model)
+    name, alias, version = parse_models_uri(model)
     if name is None:
         return model, {}
     if alias is None:
         return model, {"registered_model": name, "model_version": str(version)}
-    _check_store(model, tracking_uri)
+    check_store(model, tracking_uri)
     try:
         found = make_client(tracking_uri).get_model_version_by_alias(name, alias)
     except MlflowException as err:
         where = resolve_tracking_uri(tracking_uri)
-        raise BatchError(f"model {model} not found in {where}: {_first_line(err)}") from err
+        raise BatchError(f"model {model} not found in {where}: {first_line(err)}") from err
     registered = {"registered_model": name, "model_alias": alias}
     registered["model_version"] = str(found.version)
     return f"models:/{name}/{found.version}", registered
 
 
-def _parse_models_uri(model: str) -> tuple[str | None, str | None, str | None]:
-    """``(name, alias, version)`` of a ``models:/`` URI; ``(None, None, None)`` otherwise."""
+def parse_models_uri(model: str) -> tuple[str | None, str | None, str | None]:
+    """Return ``(name, alias, version)`` of a ``models:/`` URI; ``(None, None, None)`` otherwise.
+
+    Parameters
+    ----------
+    model : str
+        Any model reference.
+
+    Returns
+    -------
+    tuple
+        ``(name, alias, None)`` for ``models:/name@alias``, ``(name, None, version)`` for
+        ``models:/name/<version>``.
+    """
     if not model.startswith("models:/"):
         return None, None, None
     rest = model.removeprefix("models:/").strip("/")
@@ -216,7 +244,7 @@ def log_failed_run(
         client.set_terminated(run_id, "FAILED")
         return run_id
     except Exception as err:
-        _log.warning("the failure was not recorded in MLflow: %s", _first_line(err))
+        _log.warning("the failure was not recorded in MLflow: %s", first_line(err))
         return None
 
 
@@ -301,7 +329,7 @@ def log_batch_run(
         client.set_terminated(run_id, "FINISHED")
         return run_id
     except Exception as err:
-        _log.warning("forecast written, but tracking failed: %s", _first_line(err))
+        _log.warning("forecast written, but tracking failed: %s", first_line(err))
         return None
 
 
@@ -361,5 +389,5 @@ def log_partitions_run(
         client.set_terminated(run_id, "FAILED" if result.failed else "FINISHED")
         return run_id
     except Exception as err:
-        _log.warning("forecasts written, but tracking failed: %s", _first_line(err))
+        _log.warning("forecasts written, but tracking failed: %s", first_line(err))
         return None

@@ -11,8 +11,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from forecast.batch.cli import OneLineParser
-from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import OneLineParser, add_model_argument, add_tracking_arguments
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000

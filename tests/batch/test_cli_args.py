@@ -7,9 +7,10 @@ import inspect
 
 import pytest
 
-from forecast.batch import cli, promote_cli, score_cli, update_cli
+from forecast.batch import cli
 from forecast.batch.cli_args import TRACKING_URI_HELP, add_model_argument, add_tracking_arguments
 from forecast.cli import build_parser
+from forecast.loop import promote_cli, score_cli, update_cli
 from forecast.serve import cli as serve_cli
 
 MODULES = (cli, score_cli, update_cli, promote_cli, serve_cli)

@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from forecast.batch.cli import OneLineParser, _add_arguments
+from forecast.batch.cli import _add_arguments
+from forecast.batch.cli_args import OneLineParser
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 SERVICE, TIMER, CRON = (DEPLOY / f"forecast-batch.{kind}" for kind in ("service", "timer", "cron"))

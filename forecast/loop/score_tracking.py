@@ -2,7 +2,7 @@
 
 The scores of each forecast are logged to the run that produced the registered model version
 that made the forecast (the version its batch run recorded, found by the file's bytes:
-:func:`forecast.batch.versions.forecast_records`), never to whatever version the alias points
+:func:`forecast.loop.versions.forecast_records`), never to whatever version the alias points
 at when scoring runs. They are logged as metrics ``live_<metric>`` (``live_mape``,
 ``live_mae``, ``live_rmse``, ``live_bias``, ``live_coverage_<c>``) whose step is the issue date
 in days since 1970-01-01 and whose timestamp is the forecast's origin: the run's charts then
@@ -25,12 +25,12 @@ import pandas as pd
 from mlflow.entities import Metric
 from mlflow.exceptions import MlflowException
 
-from forecast.batch.files import BatchError, _first_line
+from forecast.batch.files import BatchError, first_line
 from forecast.batch.logs import logger_name
-from forecast.batch.tracking import _check_store, _parse_models_uri
-from forecast.batch.versions import VERSION_COLUMN, forecast_records
+from forecast.batch.tracking import check_store, parse_models_uri
 from forecast.evaluation.live import LiveAlert
 from forecast.frames import validation
+from forecast.loop.versions import VERSION_COLUMN, forecast_records
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import resolve_tracking_uri
 from forecast.tracking.views import runs_view_url
@@ -109,13 +109,13 @@ class LiveLog:
 
 def _resolve(model: str, tracking_uri: str | None) -> tuple[Any, str, str, bool]:
     """``(client, name, version, explicit)`` of a ``models:/`` URI whose version exists."""
-    name, alias, version = _parse_models_uri(model)
+    name, alias, version = parse_models_uri(model)
     if name is None:
         raise BatchError(
             f"--model {model}: live scores are logged to a registered model version; give "
             "models:/name@alias or models:/name/N"
         )
-    _check_store(model, tracking_uri)
+    check_store(model, tracking_uri)
     client = make_client(tracking_uri)
     where = resolve_tracking_uri(tracking_uri)
     try:
@@ -131,7 +131,7 @@ def _resolve(model: str, tracking_uri: str | None) -> tuple[Any, str, str, bool]
         listed = ", ".join(map(str, known)) or "none"
         raise BatchError(
             f"model {model} not found in {where} (versions of {name}: {listed}): "
-            f"{_first_line(err)}; nothing was logged"
+            f"{first_line(err)}; nothing was logged"
         ) from None
     return client, name, version, alias is None
 
@@ -142,7 +142,7 @@ def live_target(table: pd.DataFrame, model: str, tracking_uri: str | None) -> Li
     Parameters
     ----------
     table : DataFrame
-        Scores per forecast (:func:`forecast.batch.score.score_forecasts`).
+        Scores per forecast (:func:`forecast.loop.score.score_forecasts`).
     model : str
         ``models:/name@alias`` or ``models:/name/N``.
     tracking_uri : str, optional
@@ -199,7 +199,7 @@ def log_live_scores(
     Parameters
     ----------
     table : DataFrame
-        Scores per forecast (:func:`forecast.batch.score.score_forecasts`).
+        Scores per forecast (:func:`forecast.loop.score.score_forecasts`).
     model : str or LiveTarget
         ``models:/name@alias`` or ``models:/name/N`` (resolved with :func:`live_target`), or
         what :func:`live_target` returned.
@@ -236,7 +236,7 @@ def log_live_scores(
             run_id = client.get_model_version(name, version).run_id
         except MlflowException as err:
             if err.error_code != "RESOURCE_DOES_NOT_EXIST":
-                raise BatchError(f"model {name} version {version}: {_first_line(err)}") from None
+                raise BatchError(f"model {name} version {version}: {first_line(err)}") from None
             result.deleted[version] = sorted(set(part["issue_date"]))
             continue
         if not run_id:

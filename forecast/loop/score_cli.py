@@ -9,8 +9,8 @@ import argparse
 import logging
 
 from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
-from forecast.batch.constants import PROTOCOLS
 from forecast.batch.logs import batch_logging, logger_name
+from forecast.loop.constants import PROTOCOLS
 
 __all__ = ["EXIT_ALERT", "add_score_parser"]
 
@@ -97,9 +97,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
     """Run the command with timestamped log lines; return the exit code."""
     import pandas as pd  # start-up: the command's body, imported once parsing is done
 
-    from forecast.batch.files import BatchError, _first_line  # as above
-    from forecast.batch.score import score_forecasts  # as above
+    from forecast.batch.files import BatchError, first_line  # as above
     from forecast.frames.writes import WriteRefused  # as above
+    from forecast.loop.score import score_forecasts  # as above
     from forecast.persistence.manifest import ModelFormatError  # as above
 
     with batch_logging("score"):
@@ -121,7 +121,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
                 tracking_uri=args.tracking_uri,
             )
         except (BatchError, WriteRefused, ModelFormatError, ValueError) as err:
-            _log.error("%s", _first_line(err))
+            _log.error("%s", first_line(err))
             return EXIT_FAILED
         table = result.table
         counts = table["status"].value_counts()

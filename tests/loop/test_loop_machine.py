@@ -46,12 +46,12 @@ import forecast
 import forecast.persistence.atomic as atomic
 from forecast import LSTMForecaster, Naive, SeasonalNaive, backtest
 from forecast.batch.files import BatchError
-from forecast.batch.promote import promotion_decision
 from forecast.batch.run import run_batch
-from forecast.batch.score import score_forecasts
-from forecast.batch.update import update_folder
 from forecast.evaluation.live import forecast_scores
 from forecast.frames.io import TEMPORARY_PREFIX
+from forecast.loop.promote import promotion_decision
+from forecast.loop.score import score_forecasts
+from forecast.loop.update import update_folder
 from forecast.persistence.errors import ModelFormatError
 
 ZONE = "Europe/Berlin"

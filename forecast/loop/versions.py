@@ -12,8 +12,8 @@ wins, then the latest. :func:`forecast_records` gives the version of each foreca
 alias it was run under (``forecast score`` logs to the version, ``forecast promote`` counts
 the champion's served record by the alias).
 
-Everything here needs MLflow: :mod:`forecast.batch.score_tracking` and
-:mod:`forecast.batch.promote` import it when they talk to a store.
+Everything here needs MLflow: :mod:`forecast.loop.score_tracking` and
+:mod:`forecast.loop.promote` import it when they talk to a store.
 """
 
 from __future__ import annotations

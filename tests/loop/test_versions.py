@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.batch.promote import promotion_decision
 from forecast.cli import main
+from forecast.loop.promote import promotion_decision
 
 ZONE = "Europe/Berlin"
 FIRST = pd.Timestamp("2024-05-06", tz=ZONE)  # the first day forecast

@@ -15,7 +15,7 @@ for 2 % less error). The two records are not alike (:func:`promote`):
   every week), and those of a version named by number (a missed day recovered by hand).
 
 Which version made a forecast, and under which alias, is what its batch run recorded
-(:func:`forecast.batch.versions.forecast_records`). A challenger version that is the
+(:func:`forecast.loop.versions.forecast_records`). A challenger version that is the
 champion, or has served as champion, is not promoted again: after a promotion the challenger
 alias needs a new candidate. When the rule is met the champion alias moves to the challenger's
 version; either way the reason is logged and set as the tags ``promotion_decision`` and
@@ -40,8 +40,8 @@ import pandas as pd
 
 from forecast.batch.files import BatchError
 from forecast.batch.logs import logger_name
-from forecast.batch.score import read_scores
-from forecast.batch.versions import ALIAS_COLUMN, VERSION_COLUMN, forecast_records
+from forecast.loop.score import read_scores
+from forecast.loop.versions import ALIAS_COLUMN, VERSION_COLUMN, forecast_records
 
 __all__ = ["Decision", "promote", "promotion_decision"]
 

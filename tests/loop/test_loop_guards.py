@@ -9,9 +9,9 @@ import pytest
 
 from forecast import Naive
 from forecast.batch.files import BatchError
-from forecast.batch.promote import promotion_decision
-from forecast.batch.score import score_forecasts
 from forecast.cli import main
+from forecast.loop.promote import promotion_decision
+from forecast.loop.score import score_forecasts
 
 ZONE = "Europe/Berlin"
 TIMES = pd.date_range("2024-05-01", periods=48, freq="h", tz=ZONE)

@@ -9,9 +9,9 @@ import pytest
 from forecast import LinearLagForecaster, backtest
 from forecast.batch.files import BatchError
 from forecast.batch.run import run_batch
-from forecast.batch.score import score_forecasts
 from forecast.cli import main
 from forecast.evaluation.live import forecast_scores, live_alert
+from forecast.loop.score import score_forecasts
 
 ZONE = "Europe/Berlin"
 

@@ -78,8 +78,8 @@ def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
 
 
 def _cmd_promote(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, _first_line  # start-up: after parsing
-    from forecast.batch.promote import promote  # start-up: pandas, MLflow; after parsing
+    from forecast.batch.files import BatchError, first_line  # start-up: after parsing
+    from forecast.loop.promote import promote  # start-up: pandas, MLflow; after parsing
 
     with batch_logging("promote"):
         try:
@@ -94,6 +94,6 @@ def _cmd_promote(args: argparse.Namespace) -> int:
                 tracking_uri=args.tracking_uri,
             )
         except (BatchError, ValueError) as err:
-            _log.error("%s", _first_line(err))
+            _log.error("%s", first_line(err))
             return 1
     return 0

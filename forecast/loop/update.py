@@ -22,10 +22,10 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.batch.constants import UPDATE_EXPERIMENT
 from forecast.batch.files import BatchError, read_input
 from forecast.batch.run import load_forecaster
 from forecast.frames.cleaning import in_zone
+from forecast.loop.constants import UPDATE_EXPERIMENT
 from forecast.persistence.format import check_writable
 from forecast.persistence.manifest import ModelFormatError
 

@@ -6,8 +6,8 @@ import argparse
 import logging
 
 from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
-from forecast.batch.constants import UPDATE_EXPERIMENT
 from forecast.batch.logs import batch_logging, logger_name
+from forecast.loop.constants import UPDATE_EXPERIMENT
 
 __all__ = ["add_update_parser"]
 
@@ -68,8 +68,8 @@ def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def _cmd_update(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, _first_line  # start-up: after parsing
-    from forecast.batch.update import update_folder  # start-up: pandas, torch; after parsing
+    from forecast.batch.files import BatchError, first_line  # start-up: after parsing
+    from forecast.loop.update import update_folder  # start-up: pandas, torch; after parsing
 
     with batch_logging("update"):
         try:
@@ -90,7 +90,7 @@ def _cmd_update(args: argparse.Namespace) -> int:
                 alias=args.alias,
             )
         except (BatchError, ValueError) as err:
-            _log.error("%s", _first_line(err))
+            _log.error("%s", first_line(err))
             return 1
         record = model.lineage_[-1]
         _log.info(

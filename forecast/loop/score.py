@@ -27,18 +27,18 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from forecast.batch.constants import PROTOCOLS
 from forecast.batch.files import BatchError, read_input, write_atomic
 from forecast.batch.logs import logger_name
-from forecast.batch.versions import SHA_COLUMN, VERSION_COLUMN
 from forecast.evaluation.live import LiveAlert, forecast_scores, live_alert, tidy_forecast
 from forecast.frames import validation
 from forecast.frames.io import read_frame
 from forecast.frames.timezones import to_local
 from forecast.frames.writes import WriteRefused, refuse_inputs
+from forecast.loop.constants import PROTOCOLS
+from forecast.loop.versions import SHA_COLUMN, VERSION_COLUMN
 
 if TYPE_CHECKING:  # the MLflow side, imported only where scores are logged
-    from forecast.batch.score_tracking import LiveLog
+    from forecast.loop.score_tracking import LiveLog
 
 __all__ = ["ScoreResult", "find_forecasts", "score_forecasts"]
 
@@ -57,7 +57,7 @@ class ScoreResult:
         One row per stored forecast (:func:`forecast.evaluation.live.forecast_scores`) with
         ``issue_date``, ``file`` and ``file_sha256`` (of the file's bytes) in front, and with
         ``model`` the ``model_version`` that made it
-        (:func:`forecast.batch.versions.forecast_records`).
+        (:func:`forecast.loop.versions.forecast_records`).
     path : Path or None
         The table written (None without ``output``).
     alert : LiveAlert or None
@@ -66,7 +66,7 @@ class ScoreResult:
         Forecasts whose scores were newly logged to MLflow.
     live : LiveLog or None
         With ``model``: what was logged to which version, and the link to the runs by live
-        MAPE (:class:`forecast.batch.score_tracking.LiveLog`).
+        MAPE (:class:`forecast.loop.score_tracking.LiveLog`).
     """
 
     table: pd.DataFrame
@@ -297,7 +297,7 @@ def score_forecasts(
     model : str, optional
         ``models:/name@alias`` or ``models:/name/N``: log the scores of each forecast to the
         MLflow run of the version of ``name`` that made it, as its batch run recorded
-        (:func:`forecast.batch.score_tracking.log_live_scores`); the table gets the column
+        (:func:`forecast.loop.score_tracking.log_live_scores`); the table gets the column
         ``model_version``.
     tracking_uri : str, optional
         The MLflow store.
@@ -349,7 +349,7 @@ def score_forecasts(
     target = None
     if model is not None:
         # optional: only logging needs mlflow, seconds to import
-        from forecast.batch.score_tracking import live_target
+        from forecast.loop.score_tracking import live_target
 
         target = live_target(table, model, tracking_uri)  # fails before anything is written
         table.insert(len(keys) + len(front), VERSION_COLUMN, target.versions)  # after the sha
@@ -357,7 +357,7 @@ def score_forecasts(
         write_atomic(table, Path(output))
         result.path = Path(output)
     if target is not None:
-        from forecast.batch.score_tracking import log_live_scores  # optional: as above
+        from forecast.loop.score_tracking import log_live_scores  # optional: as above
 
         result.live = log_live_scores(table, target, alert=result.alert)
         result.logged = result.live.total

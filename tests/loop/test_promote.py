@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from forecast.batch.promote import promotion_decision
 from forecast.cli import main
+from forecast.loop.promote import promotion_decision
 
 
 def scores(mapes, status="scored", start="2024-01-01") -> pd.DataFrame:
