@@ -1,4 +1,4 @@
-"""Forecast frames as JSON: rows with ISO-8601 timestamps in the model's zone, and errors.
+"""Forecast frames as JSON: rows with ISO-8601 timestamps in the model's zone; errors in one line.
 
 A forecast of one series is indexed by its timestamps; each becomes a row
 ``{"timestamp": "2023-03-26T03:00:00+02:00", "load": 51234.5, "load_q0.1": ...}`` (the
@@ -89,21 +89,6 @@ def forecast_body(forecast: pd.DataFrame, estimator: Any, horizon: int) -> dict[
 def _zone(estimator: Any) -> str | None:
     tz = getattr(estimator, "tz_", None)
     return None if tz is None else str(tz)
-
-
-def error_body(err: BaseException) -> dict[str, str]:
-    """Return ``{"error": "<the first line of the message>"}`` for an exception.
-
-    Parameters
-    ----------
-    err : BaseException
-        A toolkit error (its message is already one line) or any other exception.
-
-    Returns
-    -------
-    dict
-    """
-    return {"error": first_line(err)}
 
 
 def first_line(err: BaseException) -> str:
