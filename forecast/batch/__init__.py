@@ -38,6 +38,9 @@ symbolic or hard link to it, a ``{date}`` or ``{stem}`` pattern that can expand 
 name, a partition folder used as both) is refused before the model loads
 (:mod:`forecast.batch.overlap`). A temporary file a killed run left
 (``.forecast-tmp-<name>-<pid>-<random>``) is removed by the next write of the same file.
+
+The daily loop around these forecasts (``forecast score``, ``promote``, ``update``) is the
+package ``forecast.loop``, a layer above this one.
 """
 
 import importlib as _importlib
