@@ -43,24 +43,24 @@ def data_dir():
     return DATA_DIR
 
 
-# Settings of a tiny, fast neural fit shared by the neural-option tests.
 def neural_families() -> list:
-    """The six neural estimator classes, for tests that run over every family."""
-    from forecast.models.hopfield import HopfieldForecaster
-    from forecast.models.orthogonal import OrthogonalRNNForecaster
-    from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
-    from forecast.models.transformer import TransformerForecaster
+    """The neural estimator classes of the registry, for tests that run over every family.
+
+    The seven families (Elman, LSTM, GRU, orthogonal RNN, transformer, Hopfield, DCT mixer);
+    the networks with a reference model are variants of two of them, not families.
+    """
+    from forecast.models.neural import NeuralForecaster
+    from forecast.models.referenced import ReferenceResidualMixin
+    from forecast.persistence.registry import all_estimators
 
     return [
-        ElmanForecaster,
-        LSTMForecaster,
-        GRUForecaster,
-        OrthogonalRNNForecaster,
-        TransformerForecaster,
-        HopfieldForecaster,
+        cls
+        for _, cls in all_estimators()
+        if issubclass(cls, NeuralForecaster) and not issubclass(cls, ReferenceResidualMixin)
     ]
 
 
+# Settings of a tiny, fast neural fit shared by the neural-option tests.
 TINY_NEURAL = dict(
     context_length=24,
     horizon=6,

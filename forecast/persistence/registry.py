@@ -41,6 +41,33 @@ def builtin_names() -> dict[str, type]:
     return dict(_builtins())
 
 
+def all_estimators(include_registered: bool = False) -> list[tuple[str, type]]:
+    """List the estimators of the registry, as scikit-learn's ``all_estimators`` does.
+
+    The contract suites run over this list, so an estimator that enters the registry enters
+    them too.
+
+    Parameters
+    ----------
+    include_registered : bool, default=False
+        Also list the classes added with :func:`register_estimator` (after the built-ins).
+
+    Returns
+    -------
+    list of (str, type)
+        ``(name, class)`` pairs: the built-ins sorted by their short name, then the
+        registered classes sorted by their name.
+
+    Examples
+    --------
+    >>> from forecast.persistence.registry import all_estimators
+    >>> [name for name, _ in all_estimators()][:3]
+    ['analog-day', 'boosted-lag', 'chronos2']
+    """
+    found = sorted(_builtins().items())
+    return found + sorted(_REGISTERED.items()) if include_registered else found
+
+
 def is_forecaster(value: object) -> bool:
     """Tell whether ``value`` is a forecaster (an instance of a ``BaseForecaster`` subclass)."""
     return isinstance(value, BaseEstimator) and _is_forecaster_class(type(value))

@@ -7,7 +7,6 @@ import pytest
 
 from forecast import (
     BoostedLagForecaster,
-    DCTMixerForecaster,
     EnsembleForecaster,
     GRUForecaster,
     LinearLagForecaster,
@@ -50,7 +49,7 @@ def test_linear_terms_add_up_exactly_and_forecast_is_predict():
     assert (table.loc[table["input_kind"] == "lag", "input_step"] <= 0).all()
 
 
-@pytest.mark.parametrize("family", [*neural_families(), DCTMixerForecaster])
+@pytest.mark.parametrize("family", neural_families())
 def test_neural_integrated_gradients_are_complete(family):
     df = _with_covariate(24 * 14)
     hist, fut = df.iloc[:-6], df[["temp"]].iloc[-6:]

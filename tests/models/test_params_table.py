@@ -21,6 +21,7 @@ FAMILY_PARAMS = {
     "OrthogonalRNNForecaster": ["nonlinearity", "stiefel_lr", "stiefel_rmsprop", "init"],
     "TransformerForecaster": ["n_heads", "ff_size", "positional", "causal"],
     "HopfieldForecaster": ["n_heads", "beta", "update_steps", "positional"],
+    "DCTMixerForecaster": ["mixer", "n_coefficients", "observed_loss"],
 }
 
 FAMILY_DEFAULTS = {  # shared parameters with another default in one family

@@ -1,4 +1,8 @@
-"""``update`` on every exported estimator: the rule of its family, lineage, a forecast after."""
+"""``update`` on every registered estimator: the rule of its family, lineage, a forecast after.
+
+The estimators, their tiny parameters and the skipped ones are those of the contract suite
+(tests/test_contract.py), which runs over the registry.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +12,22 @@ import pytest
 
 from forecast.base import BaseForecaster
 from forecast.models.neural import NeuralForecaster
-from tests.test_contract import ESTIMATORS, IDS, data_for, future_kwargs, make
+from tests.test_contract import CASES, data_for, future_kwargs, make
 
 EXTEND = {
-    "Naive",
-    "SeasonalNaive",
-    "ConstantVelocity",
-    "ExternalForecast",
-    "ETSForecaster",
-    "SARIMAXForecaster",
-    "MSTLForecaster",
+    "naive",
+    "seasonal-naive",
+    "constant-velocity",
+    "external",
+    "ets",
+    "sarimax",
+    "mstl",
 }
 
 
-@pytest.mark.parametrize(("name", "cls"), ESTIMATORS, ids=IDS)
-def test_every_estimator_updates_by_the_rule_of_its_family(name, cls, tmp_path):
+@pytest.mark.parametrize("case", CASES)
+def test_every_estimator_updates_by_the_rule_of_its_family(case, tmp_path):
+    name, cls = case
     df = data_for(name, n=24 * 10)  # the linear models need a week of lags before the last 2 days
     seen, new = df.iloc[:-48], df.iloc[-48:]
     est = make(name, cls).fit(seen)
