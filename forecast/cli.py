@@ -67,7 +67,7 @@ def _add_data(sub: _Commands) -> None:
     """Add the ``data`` command; its bodies are in :mod:`forecast.datasets.commands`."""
     data = sub.add_parser(
         "data",
-        description="List the dataset catalogue or download a dataset.",
+        description=_description("data"),
         epilog="The data folder is --data-dir, else $FORECAST_DATA_DIR, else ../shared/data,\n"
         "else data/cache (where fetch writes by default).\n\n"
         + _examples("forecast data list -v", "forecast data fetch ett-h1"),
@@ -213,12 +213,17 @@ Run 'forecast COMMAND --help' for the options of one command.
 """
 
 
-def _command_parser(sub: _Commands, name: str, examples: Sequence[str]) -> argparse.ArgumentParser:
-    """Add sub-command ``name``: its summary of :data:`COMMANDS` as description, ``examples``."""
+def _description(name: str) -> str:
+    """Return the description of command ``name``: its line of :data:`COMMANDS` as a sentence."""
     summary = COMMANDS[name].summary
+    return summary[0].upper() + summary[1:] + "."
+
+
+def _command_parser(sub: _Commands, name: str, examples: Sequence[str]) -> argparse.ArgumentParser:
+    """Add sub-command ``name``: its :func:`_description`, ``examples`` in its epilog."""
     return sub.add_parser(
         name,
-        description=summary[0].upper() + summary[1:] + ".",
+        description=_description(name),
         epilog=_examples(*examples),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
