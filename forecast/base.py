@@ -38,6 +38,7 @@ import pandas as pd
 
 from forecast.frames import validation as V
 from forecast.frames.cleaning import target_columns
+from forecast.frames.decomposition import Decomposition, NotDecomposable
 from forecast.frames.options import FrameOptions
 from forecast.frames.pipeline import ForecastPipeline, FrameLike
 from forecast.frames.scaling import Scaling
@@ -106,6 +107,17 @@ class BaseForecaster(UpdateMethods, SavedFolderMethods, ForecastPipeline, BaseEs
     def _covariate_names(self) -> tuple[list[str], list[str]]:
         """Return the declared ``(future, past)`` covariate columns."""
         return FrameOptions.of(self).covariates()
+    def _decompose(self, series: SeriesArrays, horizon: int) -> Decomposition:
+        """Split the forecast of ``series`` into its inputs' terms (hook of ``explain``).
+
+        An estimator whose forecast is a sum of terms it knows returns them
+        (:mod:`forecast.frames.decomposition`); here there are none.
+        """
+        raise NotDecomposable(
+            f"{type(self).__name__} has no exact decomposition of its forecasts: explain it "
+            "with method='auto' or 'shapley'"
+        )
+
 
     def _prepare_fit(self, X: FrameLike) -> Any:
         """Validate ``X``, set the fitted metadata and scalers; return ``(frames, kind)``."""

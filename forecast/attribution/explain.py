@@ -1,4 +1,10 @@
-"""``explain``: the contribution of each input to each step of a forecast, as a tidy frame."""
+"""``explain``: the contribution of each input to each step of a forecast, as a tidy frame.
+
+An estimator that knows how its forecast decomposes says so through its hook
+``_decompose(series, horizon)`` (:mod:`forecast.frames.decomposition`); ``explain`` calls
+it and samples Shapley values where it has none. Networks are explained by integrated
+gradients through their inputs.
+"""
 
 from __future__ import annotations
 
@@ -11,24 +17,22 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from forecast.attribution import inputs as X
-from forecast.attribution.linear import exact_applies, explain_linear
 from forecast.attribution.neural import explain_neural
 from forecast.attribution.shapley import explain_shapley
 from forecast.base import BaseForecaster
 from forecast.frames import validation
+from forecast.frames.decomposition import Decomposition, NotDecomposable
+from forecast.frames.origins import origin_index
 from forecast.models.neural import NeuralForecaster
 
 METHODS = ("auto", "integrated_gradients", "exact", "shapley")
 
-#: What the baseline of each method is, kept in the frame's ``attrs["baseline"]``.
+#: What the baseline of each method of ``explain`` is, kept in the frame's ``attrs["baseline"]``
+#: (an estimator's own decomposition describes its baseline itself).
 BASELINES = {
     "integrated_gradients": (
         "every network input at zero in the scaled space: each target and covariate at its "
         "training mean, calendar sines and cosines at their cycle mean, no holiday"
-    ),
-    "exact": (
-        "every regressor at zero: lags, seasonal lags and covariates at their training mean, "
-        "no weekday, day-of-year or holiday term (the forecast is the intercept)"
     ),
     "shapley": (
         "the inputs of the window and of the forecast steps at their training mean (zero in "
@@ -38,25 +42,25 @@ BASELINES = {
 }
 
 
-def _method(model: BaseForecaster, method: str, horizon: int) -> str:
+def _check_method(model: BaseForecaster, method: str) -> None:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    neural = isinstance(model, NeuralForecaster)
-    if method == "auto":
-        if neural:
-            return "integrated_gradients"
-        return "exact" if exact_applies(model, horizon) else "shapley"
-    if method == "integrated_gradients" and not neural:
+    if method == "integrated_gradients" and not isinstance(model, NeuralForecaster):
         raise ValueError(
             f"method='integrated_gradients' needs a neural forecaster, not {type(model).__name__}"
         )
-    if method == "exact" and not exact_applies(model, horizon):
-        raise ValueError(
-            "method='exact' needs a LinearLagForecaster and a horizon within its direct leads "
-            f"(horizon_={getattr(model, 'horizon_', None)}); got {type(model).__name__}, "
-            f"horizon={horizon}"
-        )
-    return method
+
+
+def _own_terms(
+    model: BaseForecaster, arrays: X.SeriesArrays, horizon: int, method: str
+) -> Decomposition | None:
+    """Return the estimator's own decomposition (its hook); None where ``auto`` samples."""
+    try:
+        return model._decompose(arrays, horizon)
+    except NotDecomposable:
+        if method == "exact":
+            raise
+        return None
 
 
 def _check_array_path(model: BaseForecaster) -> None:
@@ -85,13 +89,20 @@ def _one(
     options: dict[str, Any],
 ) -> pd.DataFrame:
     arrays, times = X.encode_one(model, history, future, horizon)
-    chosen = _method(model, method, horizon)
-    if chosen == "integrated_gradients":
-        assert isinstance(model, NeuralForecaster)  # checked by _method
+    network = method == "integrated_gradients" or (
+        method == "auto" and isinstance(model, NeuralForecaster)
+    )
+    terms = None if network or method == "shapley" else _own_terms(model, arrays, horizon, method)
+    if terms is not None:
+        chosen, described = terms.method, terms.baseline_text
+        inputs = X.Inputs(kind=terms.kind, name=terms.name, time=terms.time, step=terms.step)
+        parts = (inputs, terms.contributions, terms.forecast, terms.baseline)
+    elif network:
+        assert isinstance(model, NeuralForecaster)  # checked by _check_method
+        chosen = "integrated_gradients"
         parts = explain_neural(model, arrays, times, n_steps=options["n_steps"])
-    elif chosen == "exact":
-        parts = explain_linear(model, arrays, times)  # type: ignore[arg-type]  # by _method
     else:
+        chosen = "shapley"
         parts = explain_shapley(
             model, arrays, times, options["window"], options["n_samples"], options["seed"]
         )
@@ -100,6 +111,7 @@ def _one(
         inputs, attributions, forecast, baseline, times, model.columns_, arrays.index[-1]
     )
     frame.attrs["method"] = chosen
+    frame.attrs["baseline"] = described if terms is not None else BASELINES[chosen]
     return frame
 
 
@@ -184,6 +196,7 @@ def explain(
     horizon = validation.check_horizon(horizon, max_horizon)  # first: before any work
     check_is_fitted(model, "columns_")
     _check_array_path(model)
+    _check_method(model, method)
     options = {
         "n_steps": _positive(n_steps, "n_steps"),
         "n_samples": _positive(n_samples, "n_samples"),
@@ -197,17 +210,15 @@ def explain(
     if origins is None:
         cuts = [(history, future)]
     else:
-        cuts = [_cut(model, history, future, origin) for origin in origins]
-        if not cuts:
-            raise ValueError("origins is empty: pass at least one timestamp")
+        stamps = origin_index(origins, model.tz_)  # the zone rule of predict_origins
+        cuts = [_cut(model, history, future, origin) for origin in stamps]
     started = time.perf_counter()
     frames = [_one(model, h, f, horizon, method, options) for h, f in cuts]
     seconds = (time.perf_counter() - started) / len(frames)
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    chosen = frames[0].attrs["method"]
     out.attrs = {
-        "method": chosen,
-        "baseline": BASELINES[chosen],
+        "method": frames[0].attrs["method"],
+        "baseline": frames[0].attrs["baseline"],
         "completeness_gap": completeness_gap(out),
         "seconds": seconds,
     }
@@ -215,19 +226,16 @@ def explain(
 
 
 def _cut(
-    model: BaseForecaster, data: pd.DataFrame, future: Any, origin: Any
+    model: BaseForecaster, data: pd.DataFrame, future: Any, origin: pd.Timestamp
 ) -> tuple[pd.DataFrame, Any]:
     """History up to ``origin`` and the future covariates after it (from ``data``)."""
     if not isinstance(data, pd.DataFrame) or not isinstance(data.index, pd.DatetimeIndex):
         raise TypeError("with origins, history must be one DataFrame with a DatetimeIndex")
-    stamp = pd.Timestamp(origin)
-    if data.index.tz is not None and stamp.tz is None:
-        raise ValueError(f"origin {origin} is naive but history's index is in {data.index.tz}")
-    if stamp not in data.index:
+    if origin not in data.index:
         raise ValueError(f"origin {origin} is not a timestamp of history")
     if future is None and model.future_covariates_:
-        future = data.loc[data.index > stamp, model.future_covariates_]
-    return data.loc[data.index <= stamp], future
+        future = data.loc[data.index > origin, model.future_covariates_]
+    return data.loc[data.index <= origin], future
 
 
 def completeness_gap(frame: pd.DataFrame) -> float:

@@ -35,6 +35,23 @@ def to_local(index: pd.DatetimeIndex, timezone: str) -> pd.DatetimeIndex:
     return index.tz_convert(timezone) if index.tz is not None else index
 
 
+def from_local(wall: pd.DatetimeIndex, timezone: dt.tzinfo | str) -> pd.DatetimeIndex:
+    """Return naive local wall-clock times ``wall`` as the instants they are in ``timezone``.
+
+    The inverse of :func:`to_local` where it has one: a local time that does not exist
+    there (skipped when the clocks go forward) or exists twice (when they go back) is not
+    one instant and becomes NaT. (Input that names such a time is refused instead, by
+    :func:`localize_naive`.)
+
+    Examples
+    --------
+    >>> wall = pd.DatetimeIndex(["2023-03-26 01:00", "2023-03-26 02:00"])
+    >>> from_local(wall, "Europe/Berlin").strftime("%H:%M%z").tolist()
+    ['01:00+0100', nan]
+    """
+    return wall.tz_localize(timezone, ambiguous="NaT", nonexistent="NaT")
+
+
 def local_day_starts(days: pd.DatetimeIndex, tz: dt.tzinfo | str | None) -> pd.DatetimeIndex:
     """Return the first existing local time of each calendar day in ``days``.
 

@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from forecast.frames.calendar import christmas_period, holiday_shares
+from forecast.frames.decomposition import CALENDAR, FUTURE, LAG
 from forecast.models.baselines._wallclock import DAY_NS
+
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+#: Names of the columns of :func:`day_table`: without a country, then the holiday columns.
+DAY_COLUMNS = (*(f"weekday_{d}" for d in _WEEKDAYS), "doy_sin", "doy_cos")
+HOLIDAY_DAY_COLUMNS = ("holiday_workday", "holiday_saturday", "bridge_day", "christmas")
 
 
 def day_table(days: np.ndarray, country: str | None) -> np.ndarray:
@@ -104,6 +110,35 @@ def regressors(
         parts.append(source_days[o])
         parts.append(source_days[o - lags.max() + 1])
     return np.concatenate(parts, axis=1)
+
+
+def regressor_layout(
+    o: int,
+    j: int,
+    lags: np.ndarray,
+    seasonal: np.ndarray,
+    covariates: list[str],
+    calendar: bool,
+    country: str | None,
+) -> list[tuple[str, str | None, int]]:
+    """Say what each column of :func:`regressors` reads for origin ``o`` and lead ``j >= 1``.
+
+    Returns ``(kind, name, grid position)`` per column, in order: kind ``"lag"`` (name None:
+    the channel itself), ``"future covariate"`` or ``"calendar"`` (a column of
+    :func:`day_table`); ``covariates`` are the user's known columns, ``calendar`` and
+    ``country`` say whether the day table and its holiday columns are regressors.
+    """
+    target = o + j
+    sources = [target - -(-j // s) * s for s in seasonal]
+    out: list[tuple[str, str | None, int]] = [(LAG, None, o - lag + 1) for lag in lags]
+    out += [(LAG, None, p) for p in sources]
+    out += [(FUTURE, name, target) for name in covariates]
+    if calendar:
+        holidays = HOLIDAY_DAY_COLUMNS if country else ()
+        out += [(CALENDAR, name, target) for name in DAY_COLUMNS + holidays]
+        for p in [*sources, o, o - int(lags.max()) + 1] if country else []:
+            out += [(CALENDAR, name, p) for name in holidays]
+    return out
 
 
 def gram_by_phase(

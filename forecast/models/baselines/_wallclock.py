@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.frames import validation
+from forecast.frames.timezones import from_local
 
 DAY_NS = 86_400 * 10**9
 
@@ -68,6 +69,18 @@ def local_times(index: pd.DatetimeIndex, timezone: str | None) -> np.ndarray:
     if index.tz is not None:
         index = index.tz_convert(timezone or index.tz).tz_localize(None)
     return index.as_unit("ns").asi8
+
+
+def instants(times: np.ndarray, timezone: str | None, tz: str | None) -> pd.DatetimeIndex:
+    """Timestamps, in the zone ``tz`` of the data, of local wall-clock times ``times`` (ns).
+
+    The inverse of :func:`local_times`: a time skipped or repeated on the clock of
+    ``timezone`` (default ``tz``) is NaT (:func:`forecast.frames.timezones.from_local`).
+    """
+    wall = pd.DatetimeIndex(np.asarray(times, dtype="datetime64[ns]"))
+    if tz is None:
+        return wall
+    return from_local(wall, timezone or tz).tz_convert(tz)
 
 
 def rows_to_grid(rows: np.ndarray, pos: np.ndarray, n: int) -> np.ndarray:

@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
+from forecast.frames.decomposition import LAG, Decomposition, NotDecomposable
 from forecast.models.baselines import _direct as direct
 from forecast.models.baselines import _wallclock as wallclock
 from forecast.models.baselines._math import steps_up, to_steps
@@ -19,6 +20,12 @@ from forecast.models.baselines._options import CovariateOptions
 from forecast.models.declare import declare_params, param
 
 _HOUR_NS = 3_600 * 10**9
+
+#: The baseline of the exact decomposition (:meth:`LinearLagForecaster._decompose`).
+BASELINE = (
+    "every regressor at zero: lags, seasonal lags and covariates at their training mean, "
+    "no weekday, day-of-year or holiday term (the forecast is the intercept)"
+)
 
 
 @declare_params()
@@ -53,6 +60,9 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
     :mod:`~forecast.models.baselines._wallclock`): on a tz-aware index every local day has
     the same number of steps, the repeated autumn hour holds the mean of its two values and
     the skipped spring hour is interpolated; both repeated timestamps get the same forecast.
+
+    A forecast within the direct leads is the sum of its regression terms, and
+    :func:`forecast.explain` reports exactly these terms (method ``"exact"``).
 
     Attributes
     ----------
@@ -312,15 +322,15 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
         """Fit what a subclass adds to the ridge, on the training grids (nothing here)."""
 
     # -------------------------------------------------------------- predict
+    def _tail(self, s: SeriesArrays, horizon: int) -> SeriesArrays:
+        """Return the rows of ``s`` a forecast of ``horizon`` steps reads (``_keep_history``)."""
+        n = len(s.y)
+        start = max(n - self._keep_history(), 0)
+        fut = None if s.future is None else s.future[start : n + horizon]
+        return SeriesArrays(s.key, s.y[start:], s.index[start:], None, fut)
+
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
-        keep = self._keep_history()
-        tails = []
-        for s in series:
-            n = len(s.y)
-            start = max(n - keep, 0)
-            fut = None if s.future is None else s.future[start : n + horizon]
-            tails.append(SeriesArrays(s.key, s.y[start:], s.index[start:], None, fut))
-        grids = self._grids(tails, horizon)
+        grids = self._grids([self._tail(s, horizon) for s in series], horizon)
         known, source = self._known(grids)
         step = wallclock.fixed_step(self.freq_)
         out = np.empty((len(series), horizon, len(self.columns_)))
@@ -371,3 +381,109 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
             done += len(leads)
         # targets at or before the origin (inside a repeated autumn hour) are observed
         return values[pos]
+
+    # ---------------------------------------------------------- explanation
+    def _decompose(self, series: SeriesArrays, horizon: int) -> Decomposition:
+        """Split the forecast of ``series`` into its regression terms (the explanation hook).
+
+        Lead ``j`` of channel ``c`` is ``mean + scale * (b + sum_k w_k x_k)``: the term of
+        regressor ``k`` is ``scale * w_k * x_k`` and the baseline is every regressor at zero,
+        ``mean + scale * b`` (:data:`BASELINE`). Regressors that read the same value (the
+        lag of one day and the seasonal lag ``"1D"``) are one input. A target at or before
+        the origin (inside a repeated autumn hour) is the observed value, one term.
+
+        Raises
+        ------
+        NotDecomposable
+            If a lead lies beyond ``horizon_`` (the forecast feeds on itself there) or a
+            subclass adds to the ridge's forecast.
+        """
+        name = type(self).__name__
+        if type(self)._lead_forecasts is not LinearLagForecaster._lead_forecasts:
+            raise NotDecomposable(
+                f"{name} adds to the ridge's forecast, so its forecast is not the sum of the "
+                "ridge's terms: it has no exact decomposition"
+            )
+        g = self._grids([self._tail(series, horizon)], horizon)[0]
+        grid, pos = g["grid"], g["pos"]
+        if horizon > self.horizon_ or int(pos.max()) - grid.origin > self.horizon_:
+            raise NotDecomposable(
+                f"the exact terms of {name} need a horizon within its direct leads "
+                f"(horizon_={self.horizon_}, steps of the local clock); got horizon={horizon}"
+            )
+        keys: dict[tuple[str, str, int], int] = {}  # (kind, column, grid position) -> input
+        terms: list[tuple[int, int, int, float]] = []  # (step, channel, input, term)
+        forecast, baseline = self._lead_terms(g, keys, terms)
+        contributions = np.zeros((horizon, len(self.columns_), len(keys)))
+        at = np.asarray(terms)
+        where = (at[:, 0].astype(int), at[:, 1].astype(int), at[:, 2].astype(int))
+        np.add.at(contributions, where, at[:, 3])
+        listed = sorted(keys, key=keys.__getitem__)
+        positions = np.array([p for _, _, p in listed])
+        return Decomposition(
+            method="exact",
+            baseline_text=BASELINE,
+            kind=np.array([kind for kind, _, _ in listed], dtype=object),
+            name=np.array([column for _, column, _ in listed], dtype=object),
+            time=wallclock.instants(np.asarray(g["times"])[positions], self.timezone, self.tz_),
+            step=positions - grid.origin,
+            contributions=contributions,
+            forecast=forecast,
+            baseline=baseline,
+        )
+
+    def _lead_terms(
+        self,
+        g: dict[str, Any],
+        keys: dict[tuple[str, str, int], int],
+        terms: list[tuple[int, int, int, float]],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Append the terms of each target of grid ``g`` to ``terms``, numbering inputs in ``keys``.
+
+        Returns the forecast and the baseline, ``(H, C)`` in the units of the data.
+        """
+        known, source = self._known([g])
+        grid, pos = g["grid"], g["pos"]
+        origin = grid.origin
+        step = wallclock.fixed_step(self.freq_)
+        phase = int(wallclock.phase_of(g["times"][origin : origin + 1], step, self.n_phases_)[0])
+        columns = list(self.columns_)
+        mean = np.zeros(len(columns)) if self.scaler_ is None else self.scaler_.mean_
+        scale = np.ones(len(columns)) if self.scaler_ is None else self.scaler_.scale_
+        forecast, baseline = np.empty((len(pos), len(columns))), np.empty((len(pos), len(columns)))
+        for k, target in enumerate(pos):
+            j = int(target - origin)
+            for c, column in enumerate(columns):
+                if j < 1:  # inside a repeated autumn hour: the observed value itself
+                    key = keys.setdefault((LAG, column, int(target)), len(keys))
+                    terms.append((k, c, key, float(grid.values[target, c]) * scale[c]))
+                    forecast[k, c] = mean[c] + scale[c] * grid.values[target, c]
+                    baseline[k, c] = mean[c]
+                    continue
+                leads = np.array([j])
+                x = direct.regressors(
+                    grid.values[:, c],
+                    np.array([origin]),
+                    leads,
+                    self.lags_,
+                    self.seasonal_lags_,
+                    known[0],
+                    source[0],
+                )[0]
+                w = self.coef_[c, phase, j - 1]
+                b = self.intercept_[c, phase, j - 1]
+                layout = direct.regressor_layout(
+                    origin,
+                    j,
+                    self.lags_,
+                    self.seasonal_lags_,
+                    self.future_covariates_,
+                    self.calendar,
+                    self.country,
+                )
+                for (kind, name, p), value in zip(layout, w * x, strict=True):
+                    key = keys.setdefault((kind, name or column, int(p)), len(keys))
+                    terms.append((k, c, key, float(value) * scale[c]))
+                forecast[k, c] = mean[c] + scale[c] * (b + float(w @ x))
+                baseline[k, c] = mean[c] + scale[c] * b
+        return forecast, baseline
