@@ -8,8 +8,10 @@ ones included, with grimp (import-linter's graph builder).
 from __future__ import annotations
 
 import ast
+import io
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "forecast"
 TOP_LEVEL = {"__init__.py", "_compat.py", "_version.py", "base.py", "cli.py"}
-MAX_LINES = 400
+MAX_CODE_LINES = 400
+#: Files past the limit and why (limits are guides); an entry back under it fails, so the
+#: list stays true.
+LONGER = {
+    "forecast/cli.py": "the parsers of every command and their table are one concept",
+    "forecast/models/neural_params.py": (
+        "one declaration of the 49 shared network parameters, most of it the numpydoc text "
+        "of each field (``doc=`` strings are code)"
+    ),
+}
 
 grimp = pytest.importorskip("grimp", reason="install the dev extra (import-linter)")
 
@@ -109,14 +120,52 @@ def _python_files():
     return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def test_files_are_small_or_say_why():
-    long = []
-    for path in _python_files():
-        lines = path.read_text().count("\n")
-        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
-        if lines > MAX_LINES and "longer than 400 lines" not in doc.lower():
-            long.append(f"{path.relative_to(ROOT)}: {lines} lines")
-    assert long == []
+_NOT_CODE = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENCODING,
+    tokenize.ENDMARKER,
+}
+
+
+def code_lines(source: str) -> int:
+    """Lines of ``source`` holding code: not blank, not only a comment, not in a docstring."""
+    lines = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in _NOT_CODE:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                if isinstance(first.value.value, str):
+                    lines -= set(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return len(lines)
+
+
+def test_code_lines_leave_out_docstrings_comments_and_blank_lines():
+    source = (
+        '"""Module docstring.\n\nMore of it.\n"""\n\n'
+        "# a comment\n"
+        "x = 1  # code and a comment\n\n\n"
+        "def f(a):\n"
+        '    """Function docstring."""\n'
+        '    s = """a string\n    over two lines"""\n'
+        "    return a\n\n\n"
+        "class C:\n"
+        '    """Class docstring,\n\n    on three lines."""\n'
+    )
+    assert code_lines(source) == 6  # x, def, the two lines of s, return, class
+
+
+def test_files_are_small_or_listed_with_a_reason():
+    counts = {str(p.relative_to(ROOT)): code_lines(p.read_text()) for p in _python_files()}
+    long = {path: n for path, n in counts.items() if n > MAX_CODE_LINES}
+    assert {path: n for path, n in long.items() if path not in LONGER} == {}
+    assert {path: counts.get(path, 0) for path in LONGER if path not in long} == {}
 
 
 def test_function_local_imports_say_why():

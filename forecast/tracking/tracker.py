@@ -1,7 +1,6 @@
 """Tracking backtests and comparisons: :class:`MLflowTracker`.
 
-One comparison is a parent run holding one child run per model (this file is
-longer than 400 lines: the tracker's one class, its comparison context and its runs view)::
+One comparison is a parent run holding one child run per model::
 
     tracker = MLflowTracker(experiment="power-load-de")
     with tracker.comparison("day-ahead 2023", data):
