@@ -29,7 +29,11 @@ DEPRECATED_IN = "0.2.0"
 """The release that moved the modules (the first after 0.1.0)."""
 
 REMOVED_IN = "0.3.0"
-"""The release that removes the old paths of :data:`MOVED` and ``forecast.parallel.tune``."""
+"""The release that removes the old paths of :data:`MOVED` and ``forecast.parallel.tune``.
+
+``forecast.nn.heads.ForecastNet`` goes with them. From the first development release of this
+version on (``0.3.0.dev0``), ``tests/test_compat.py`` fails while any of them remains.
+"""
 
 MOVED = {  # old public module path -> new home
     "forecast.backtest": "forecast.evaluation.backtest",
@@ -81,8 +85,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec: ModuleSpec) -> types.ModuleType:
         new = MOVED[spec.name]
         warnings.warn(
-            f"{spec.name} moved to {new} in forecast {DEPRECATED_IN} and will be removed in "
-            f"{REMOVED_IN}; import it from {new}",
+            f"{spec.name} is deprecated in forecast {DEPRECATED_IN} and will be removed in "
+            f"{REMOVED_IN}: the module moved to {new}; import it from there",
             DeprecationWarning,
             stacklevel=3,
         )
@@ -113,8 +117,8 @@ def _parallel_attribute(name: str) -> object:
             return getattr(importlib.import_module(homes[name]), name)  # fixed names only
         raise AttributeError(f"module 'forecast.parallel' has no attribute {name!r}")
     warnings.warn(
-        f"forecast.parallel.tune moved to forecast.tune in forecast {DEPRECATED_IN} and will be "
-        f"removed in {REMOVED_IN}; use forecast.tune",
+        f"forecast.parallel.tune is deprecated in forecast {DEPRECATED_IN} and will be removed "
+        f"in {REMOVED_IN}: the function moved to forecast.tune; use forecast.tune",
         DeprecationWarning,
         stacklevel=2,
     )

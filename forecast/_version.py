@@ -1,3 +1,3 @@
 """The package version, in one place (read by the package metadata and saved folders)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"

@@ -7,9 +7,13 @@ import importlib
 import sys
 
 import pytest
+from packaging.version import Version
 
 import forecast
+from forecast import _compat
 from forecast._compat import DEPRECATED_IN, MOVED, REMOVED_IN
+
+DEPRECATION = f"is deprecated in forecast {DEPRECATED_IN} and will be removed in {REMOVED_IN}: "
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))
@@ -17,7 +21,7 @@ def test_old_path_is_the_new_module_and_warns(old):
     sys.modules.pop(old, None)
     with pytest.warns(DeprecationWarning, match=MOVED[old].replace(".", r"\.")) as caught:
         module = importlib.import_module(old)
-    assert f"will be removed in {REMOVED_IN}" in str(caught[0].message)
+    assert str(caught[0].message).startswith(f"{old} {DEPRECATION}the module moved to")
     assert module is importlib.import_module(MOVED[old])
 
 
@@ -35,18 +39,41 @@ def test_public_functions_keep_their_names_after_an_alias_import():
 def test_parallel_tune_names_its_removal_version():
     import forecast.parallel
 
-    with pytest.warns(DeprecationWarning, match=rf"removed in {REMOVED_IN}; use forecast\.tune"):
+    with pytest.warns(DeprecationWarning) as caught:
         assert forecast.parallel.tune is forecast.tune
+    assert str(caught[0].message).startswith(f"forecast.parallel.tune {DEPRECATION}")
+    assert str(caught[0].message).endswith("use forecast.tune")
 
 
-def version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split(".")[:3])
+def reached(version: str, removed_in: str = REMOVED_IN) -> bool:
+    """Whether ``version`` is the release ``removed_in`` or later, its development releases
+    included: the shims go while that release is developed, not when it is tagged."""
+    return Version(Version(version).base_version) >= Version(removed_in)
 
 
-def test_the_old_paths_are_gone_by_the_release_that_removes_them():
-    assert version(forecast.__version__) < version(REMOVED_IN), (
-        f"forecast {forecast.__version__} removes the 0.1.0 module paths: delete MOVED, "
-        "_Alias and _parallel_attribute from forecast/_compat.py"
+def shims() -> list[str]:
+    """The deprecated paths still in the code, each as where to delete it."""
+    import forecast.nn.heads as heads
+
+    found = [
+        f"forecast/_compat.py: {name}"
+        for name in ("MOVED", "_Alias", "_parallel_attribute")
+        if getattr(_compat, name, None)
+    ]
+    if "__getattr__" in vars(heads):
+        found.append("forecast/nn/heads.py: the module __getattr__ (ForecastNet)")
+    return found
+
+
+def test_the_release_check_counts_the_development_releases_of_the_removal():
+    assert reached("0.3.0.dev0") and reached("0.3.0rc1") and reached("0.3.0") and reached("1.0")
+    assert not reached("0.2.0.dev0") and not reached("0.2.9") and not reached("0.2.99.post1")
+
+
+def test_no_shim_outlives_the_release_that_removes_it():
+    assert shims(), "the shims are gone: delete this test, REMOVED_IN and DEPRECATED_IN"
+    assert not reached(forecast.__version__), (
+        f"forecast {forecast.__version__} reaches {REMOVED_IN}, which removes: {shims()}"
     )
 
 
@@ -57,8 +84,4 @@ def test_forecast_net_under_its_old_module_names_the_versions_of_the_other_alias
     with pytest.warns(DeprecationWarning) as caught:
         assert heads.ForecastNet is ForecastNet
     message = str(caught[0].message)
-    assert f"in forecast {DEPRECATED_IN} and will be removed in {REMOVED_IN}" in message
-    assert version(forecast.__version__) < version(REMOVED_IN), (
-        f"forecast {forecast.__version__} removes forecast.nn.heads.ForecastNet: delete the "
-        "module __getattr__ of forecast/nn/heads.py"
-    )
+    assert message.startswith(f"forecast.nn.heads.ForecastNet {DEPRECATION}")

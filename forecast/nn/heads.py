@@ -196,8 +196,8 @@ def __getattr__(name: str) -> object:
         from forecast.nn.net import ForecastNet  # deprecated alias: only when asked for
 
         warnings.warn(
-            "forecast.nn.heads.ForecastNet moved to forecast.nn.net.ForecastNet in forecast "
-            "0.2.0 and will be removed in 0.3.0; import it from forecast.nn.net",
+            "forecast.nn.heads.ForecastNet is deprecated in forecast 0.2.0 and will be removed "
+            "in 0.3.0: the class moved to forecast.nn.net; import it from there",
             DeprecationWarning,
             stacklevel=2,
         )

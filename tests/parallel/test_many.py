@@ -143,7 +143,7 @@ def test_tune_under_its_old_name_warns_and_is_forecast_tune():
     import forecast
     import forecast.parallel
 
-    with pytest.warns(DeprecationWarning, match="forecast.parallel.tune moved to forecast.tune"):
+    with pytest.warns(DeprecationWarning, match="tune is deprecated .* moved to forecast.tune"):
         old = forecast.parallel.tune
     assert old is forecast.tune
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
