@@ -23,6 +23,7 @@ from forecast.base import BaseForecaster
 from forecast.frames import validation
 from forecast.frames.decomposition import Decomposition, NotDecomposable
 from forecast.frames.origins import origin_index
+from forecast.frames.series import SeriesArrays
 from forecast.models.neural import NeuralForecaster
 
 METHODS = ("auto", "integrated_gradients", "exact", "shapley")
@@ -52,7 +53,7 @@ def _check_method(model: BaseForecaster, method: str) -> None:
 
 
 def _own_terms(
-    model: BaseForecaster, arrays: X.SeriesArrays, horizon: int, method: str
+    model: BaseForecaster, arrays: SeriesArrays, horizon: int, method: str
 ) -> Decomposition | None:
     """Return the estimator's own decomposition (its hook); None where ``auto`` samples."""
     try:
@@ -94,7 +95,7 @@ def _one(
     )
     terms = None if network or method == "shapley" else _own_terms(model, arrays, horizon, method)
     if terms is not None:
-        chosen, described = terms.method, terms.baseline_text
+        chosen = terms.method
         inputs = X.Inputs(kind=terms.kind, name=terms.name, time=terms.time, step=terms.step)
         parts = (inputs, terms.contributions, terms.forecast, terms.baseline)
     elif network:
@@ -111,7 +112,7 @@ def _one(
         inputs, attributions, forecast, baseline, times, model.columns_, arrays.index[-1]
     )
     frame.attrs["method"] = chosen
-    frame.attrs["baseline"] = described if terms is not None else BASELINES[chosen]
+    frame.attrs["baseline"] = terms.baseline_text if terms is not None else BASELINES[chosen]
     return frame
 
 
@@ -155,8 +156,9 @@ def explain(
         Explain the forecast issued at each origin (the last observed timestamp) instead
         of one forecast after the end of ``history``.
     method : {"auto", "integrated_gradients", "exact", "shapley"}, default="auto"
-        "auto": integrated gradients for neural estimators, the exact terms of a linear-lag
-        model within its direct leads, sampled Shapley values otherwise.
+        "auto": integrated gradients for neural estimators, the estimator's own decomposition
+        where it has one (the exact terms of a linear-lag model within its direct leads),
+        sampled Shapley values otherwise. "exact": the estimator's own decomposition only.
     n_steps : int, default=64
         Integration steps of integrated gradients.
     n_samples : int, default=10
@@ -186,6 +188,9 @@ def explain(
         If Captum (the extra ``forecast-toolkit[explain]``) is needed and missing.
     TypeError
         If ``model`` combines other forecasts (ensembles, conformal wrappers).
+    NotDecomposable
+        With ``method="exact"``, if the estimator has no decomposition of this forecast
+        (:class:`~forecast.frames.decomposition.NotDecomposable`, a ValueError that says why).
 
     Examples
     --------

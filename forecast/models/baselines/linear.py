@@ -460,11 +460,10 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
                     forecast[k, c] = mean[c] + scale[c] * grid.values[target, c]
                     baseline[k, c] = mean[c]
                     continue
-                leads = np.array([j])
                 x = direct.regressors(
                     grid.values[:, c],
                     np.array([origin]),
-                    leads,
+                    np.array([j]),
                     self.lags_,
                     self.seasonal_lags_,
                     known[0],
