@@ -10,8 +10,7 @@ this module for demo, fit, predict, backtest, run, tune and data, whose parsers 
 that none imports its body to parse. Each command imports its body when it runs:
 :mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
 (predict), :mod:`forecast.specs.demo`, :mod:`forecast.tuning.sweep`,
-:mod:`forecast.datasets.commands` (data). It is longer than 400 lines: those parsers and the
-table are one concept, the command line.
+:mod:`forecast.datasets.commands` (data).
 
 Every command runs under the thread policy of :mod:`forecast.training.threads` (``--threads
 N`` fixes it) with MLflow's INFO logs off; Ctrl+C or SIGTERM ends it with one line on stderr
