@@ -256,7 +256,12 @@ PIPELINE = {
     "_scaling",
     "_encoder",
     "_to_arrays",
+    "_frames_to_arrays",
     "_predict_values",
+    "_predict_data_units",
+    "_to_data_units",
+    "_from_data_units",
+    "_to_frames",
 }
 
 

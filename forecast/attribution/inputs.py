@@ -19,9 +19,7 @@ import pandas as pd
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
 from forecast.frames.calendar import calendar_features
-from forecast.frames.cleaning import in_zone
 from forecast.frames.options import FrameOptions
-from forecast.frames.vintages import future_by_series
 
 #: Kinds of input, as the ``input_kind`` column spells them.
 LAG, PAST, FUTURE, CALENDAR = "lag", "past covariate", "future covariate", "calendar"
@@ -114,26 +112,20 @@ def encode_one(
 ) -> tuple[SeriesArrays, pd.DatetimeIndex]:
     """Arrays of one forecast from ``history`` (and ``future=``), made as ``predict`` makes them.
 
-    Returns the arrays and the ``horizon`` forecast timestamps.
+    Through the pipeline's entry point
+    (:meth:`~forecast.frames.pipeline.ForecastPipeline._frames_to_arrays`). Returns the
+    arrays and the ``horizon`` forecast timestamps.
     """
-    raw, kind = validation.split_series(history, "history")
+    raw, _ = validation.split_series(history, "history")
     if len(raw) != 1:
         raise ValueError(
             f"explain takes one series at a time; history holds {len(raw)} series: pass the "
             "frame of one of them"
         )
-    key, frame = next(iter(raw.items()))
-    covs = model.past_covariates_ + model.future_covariates_
-    frame = in_zone(frame, model.tz_, key, "history")
-    frame = model._clean(frame, key, model.columns_, covs, model.freq_, "history")[0]
-    validation.check_length(len(frame), model._min_history(), key, "history needed by predict")
-    frames = {key: frame}
-    cols = model.future_covariates_
-    fut = future_by_series(future, frames, kind, horizon, model.freq_, cols, model.tz_)
-    arrays = model._to_arrays(frames, horizon, fut)[0]
-    index = frame.index
-    assert isinstance(index, pd.DatetimeIndex)  # checked by _clean
-    return arrays, validation.future_index(index[-1], model.freq_, horizon)
+    arrays, frames, _ = model._frames_to_arrays(history, horizon, future)
+    index = next(iter(frames.values())).index
+    assert isinstance(index, pd.DatetimeIndex)  # checked by the pipeline
+    return arrays[0], validation.future_index(index[-1], model.freq_, horizon)
 
 
 def tidy(

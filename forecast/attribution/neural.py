@@ -22,6 +22,7 @@ from torch import Tensor, nn
 from forecast.attribution import inputs as X
 from forecast.attribution._captum import captum_attr
 from forecast.frames.context import context_windows
+from forecast.frames.pipeline import check_roll_out
 from forecast.frames.quantiles import point_level
 from forecast.frames.series import SeriesArrays
 from forecast.models.neural import NeuralForecaster
@@ -144,12 +145,7 @@ def explain_neural(
     forecast, baseline : ndarray of shape (H, C)
     """
     horizon, n_c = len(times), model.n_outputs_
-    if horizon > model.head_horizon_ and model.n_past_:
-        raise ValueError(
-            f"horizon={horizon} exceeds the {model.head_horizon_} step(s) the network forecasts "
-            f"at once, and the past covariates {model.past_covariates_} are unknown after the "
-            "last timestamp: explain at most that many steps"
-        )
+    check_roll_out(horizon, model.head_horizon_, model.past_covariates_)
     x_np, f_np = context_windows([s], int(model.context_length), horizon)
     device = next(model.module_.parameters()).device
     net = _rolled(model, horizon, device)

@@ -1,8 +1,9 @@
 """Shapley values of any array-path forecast, by permutation sampling (model-agnostic).
 
-The explained function is the estimator's own forecast (``_predict`` then the inverse
-scaling) of arrays in which each input value of the last ``window`` history rows and of the
-forecast steps is moved from the baseline towards its actual value. Captum's
+The explained function is the estimator's own forecast (the pipeline's arrays-to-data-units
+entry point, ``_predict_values``: ``_predict`` then the inverse scaling) of arrays in which
+each input value of the last ``window`` history rows and of the forecast steps is moved from
+the baseline towards its actual value. Captum's
 ``ShapleyValueSampling`` adds the inputs in random orders; each order's marginal
 contributions sum to the forecast minus the baseline's, so completeness holds exactly,
 whatever the number of orders (only the split between inputs is sampled).
@@ -94,7 +95,6 @@ def explain_shapley(
     base = np.zeros_like(actual)
     if model.scaler_ is None:  # unscaled targets: the history's mean level
         base[: window * n_c] = np.tile(s.y.mean(axis=0), window)
-    scaling = model._scaling()
 
     def forecast(z: torch.Tensor) -> torch.Tensor:
         values = base + z.detach().cpu().numpy().astype(np.float64) * (actual - base)  # (B, G)
@@ -107,7 +107,7 @@ def explain_shapley(
                 full[i:j] = row[at : at + size].reshape(j - i, -1)
                 fields[a], at = full, at + size
             batch.append(replace(s, **fields))
-        pred = scaling.unscale(model._predict(batch, horizon))  # (B, H, C)
+        pred = model._predict_values(batch, horizon, ())  # (B, H, C), the data's units
         return torch.as_tensor(pred.reshape(len(batch), -1))
 
     ones = torch.ones(1, len(actual), dtype=torch.float64)

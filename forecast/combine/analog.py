@@ -104,6 +104,11 @@ class AnalogDayForecaster(BaseForecaster):
     >>> fc = model.fit(df).predict(36)  # doctest: +SKIP
     """
 
+    # the memory reads and forecasts in the data's units (the reference scales its own)
+    scaler_ = None
+    covariate_scaler_ = None
+    reference_model_: BaseForecaster
+
     def __init__(
         self,
         reference_model: BaseForecaster | None = None,
@@ -244,18 +249,11 @@ class AnalogDayForecaster(BaseForecaster):
 
         The array path a network with this memory as ``reference_model`` calls for each of
         its windows (:class:`~forecast.models.referenced.ReferenceResidualMixin`): the
-        reference's forecast times the factors retrieved for each window's last step.
+        reference's forecast (through its pipeline entry point, ``_predict_data_units``) times
+        the factors retrieved for each window's last step. The memory scales nothing: its
+        arrays are in the data's units (``scaler_`` None).
         """
-        inner: Any = self.reference_model_
-        scaler = getattr(inner, "scaler_", None)
-        own = [
-            SeriesArrays(s.key, s.y if scaler is None else (s.y - scaler.mean_) / scaler.scale_,
-                         s.index)
-            for s in series
-        ]  # fmt: skip
-        base = np.asarray(inner._predict(own, horizon), dtype=float)
-        if scaler is not None:
-            base = base * scaler.scale_ + scaler.mean_
+        base = np.asarray(self.reference_model_._predict_data_units(series, horizon), dtype=float)
         factors = np.ones_like(base)
         n = self.context_steps_
         keys = [s.key for s in series]

@@ -18,6 +18,7 @@ default the estimator base has always had.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -36,9 +37,31 @@ from forecast.frames.scaling import Scaling
 from forecast.frames.series import SeriesArrays, SeriesEncoder
 from forecast.frames.vintages import future_by_series, series_vintages, with_vintage_steps
 
-__all__ = ["FrameLike", "ForecastPipeline"]
+__all__ = ["FrameLike", "ForecastPipeline", "check_roll_out"]
 
 FrameLike = pd.DataFrame | dict[Any, pd.DataFrame]
+
+
+def check_roll_out(horizon: int, head_horizon: int, past_covariates: list[str]) -> None:
+    """Refuse a roll-out that would need the past covariates after the last timestamp.
+
+    A network forecasts ``head_horizon`` steps at once; a longer ``horizon`` feeds its
+    forecasts back as inputs (:func:`forecast.frames.context.roll_out`), which a network
+    reading past covariates cannot do. The one check of the estimators' forecasts, the ONNX
+    runtime's and the explanations'.
+
+    Raises
+    ------
+    ValueError
+        If ``horizon > head_horizon`` and ``past_covariates`` is not empty.
+    """
+    if horizon > head_horizon and past_covariates:
+        raise ValueError(
+            f"horizon={horizon} exceeds the {head_horizon} step(s) the network forecasts at "
+            f"once, so forecasts would be fed back as inputs, but the past covariates "
+            f"{past_covariates} are unknown after the last timestamp: forecast at most "
+            f"{head_horizon} steps or refit with horizon >= {horizon}"
+        )
 
 
 class ForecastPipeline:
@@ -48,6 +71,13 @@ class ForecastPipeline:
     ``(n_series, horizon, n_channels)``) and, for quantile models, ``_quantile_levels`` and
     ``_predict_quantiles`` (one more axis); ``_min_history`` says how many rows a forecast
     reads. Everything else is the same code for every runtime.
+
+    Two entry points are the pipeline's two halves, for every feature that reads a forecast's
+    inputs or outputs (explanations, attention maps, a model forecasting for another):
+    :meth:`_frames_to_arrays` (frames to the :class:`SeriesArrays` a network reads: the steps
+    ``predict`` runs) and :meth:`_predict_values` (arrays to forecasts in the data's units;
+    :meth:`_to_data_units` and :meth:`_from_data_units` map targets between the units,
+    :meth:`_to_frames` frames forecasts).
 
     Time zones: the series of one call are all naive or all in one time zone. Data given
     after the fit (``history=``, ``predict_origins``, ``future=``) must be naive when the fit
@@ -128,8 +158,14 @@ class ForecastPipeline:
         check_local_clock(frame.index, FrameOptions.of(self).timezone, key, what)
         return self._fill(frame, key, targets, covariates), freq
 
-    def _history_frames(self, history: FrameLike | None) -> tuple[dict[Any, pd.DataFrame], str]:
-        """Clean frames of ``history`` (or the kept history) and their container kind."""
+    def _history_frames(
+        self, history: FrameLike | None, needed_by: str = "predict"
+    ) -> tuple[dict[Any, pd.DataFrame], str]:
+        """Clean frames of ``history`` (or the kept history) and their container kind.
+
+        Each must hold the ``_min_history`` rows a forecast reads (the message says they are
+        the history needed by ``needed_by``).
+        """
         if history is None:
             frames, kind = self._kept_history()
         else:
@@ -140,9 +176,28 @@ class ForecastPipeline:
                 frames[k] = self._clean(f, k, self.columns_, covs, self.freq_, "history")[0]
         for key, frame in frames.items():
             validation.check_length(
-                len(frame), self._min_history(), key, "history needed by predict"
+                len(frame), self._min_history(), key, f"history needed by {needed_by}"
             )
         return frames, kind
+
+    def _frames_to_arrays(
+        self,
+        history: FrameLike | None,
+        horizon: int,
+        future: FrameLike | None,
+        needed_by: str = "predict",
+    ) -> tuple[list[SeriesArrays], dict[Any, pd.DataFrame], str]:
+        """Frames to arrays, the steps ``predict`` runs: ``(arrays, clean frames, kind)``.
+
+        The entry point of every feature that reads a forecast's inputs (explanations,
+        attention maps): series split, the fitted zone, grid, NaN policy and history length
+        (:meth:`_history_frames`), ``future=`` as values or vintages, then scaling, calendar
+        and covariates (:meth:`_to_arrays`) for ``horizon`` steps.
+        """
+        frames, kind = self._history_frames(history, needed_by)
+        zone, covs = self.tz_, self.future_covariates_
+        fut = future_by_series(future, frames, kind, horizon, self.freq_, covs, zone)
+        return self._to_arrays(frames, horizon, fut), frames, kind
 
     def _predict_frames(
         self,
@@ -153,14 +208,9 @@ class ForecastPipeline:
         max_horizon: int | None,
     ) -> FrameLike:
         """Forecasts of ``predict`` (arguments checked; default: through ``_predict``)."""
-        frames, kind = self._history_frames(history)
-        zone, covs = self.tz_, self.future_covariates_
-        fut = future_by_series(future, frames, kind, horizon, self.freq_, covs, zone)
-        pred = self._predict_values(self._to_arrays(frames, horizon, fut), horizon, levels)
-        columns = output_columns(self.columns_, levels)
-        zone = None if self.tz_ else FrameOptions.of(self).timezone  # a naive model's clock
-        out = forecast_frames(frames, pred, horizon, self.freq_, columns, self.index_name_, zone)
-        return validation.join_series(out, kind)
+        arrays, frames, kind = self._frames_to_arrays(history, horizon, future)
+        values = self._predict_values(arrays, horizon, levels)
+        return self._to_frames(values, frames, kind, horizon, levels)
 
     def _predict_origins_frames(
         self,
@@ -307,14 +357,59 @@ class ForecastPipeline:
     def _to_arrays(
         self, frames: dict[Any, pd.DataFrame], horizon: int, future: dict[Any, pd.DataFrame] | None
     ) -> list[SeriesArrays]:
+        """Arrays of clean frames (``fit``, ``update`` and :meth:`_frames_to_arrays` call it)."""
         return self._encoder().encode_all(frames, horizon, future)
+
+    # ------------------------------------------------------------ back to the data
+    def _to_data_units(self, values: np.ndarray) -> np.ndarray:
+        """Targets or forecasts ``(..., C)`` in the network's units, in the data's units."""
+        return self._scaling().unscale(values)
+
+    def _from_data_units(self, values: np.ndarray) -> np.ndarray:
+        """Targets or forecasts ``(..., C)`` in the data's units, in the network's units.
+
+        The inverse of :meth:`_to_data_units`: the arithmetic of the target scaler's
+        ``transform``, on arrays of any rank.
+        """
+        target = self.scaler_
+        return values if target is None else (values - target.mean_) / target.scale_
 
     def _predict_values(
         self, arrays: list[SeriesArrays], horizon: int, levels: tuple[float, ...]
     ) -> np.ndarray:
-        """Unscaled forecasts ``(n, horizon, C * (1 + len(levels)))``: points, then quantiles."""
-        scaling = self._scaling()
+        """Arrays to data units: forecasts ``(n, horizon, C * (1 + len(levels)))``.
+
+        The network's output (``_predict``, or ``_predict_quantiles`` for ``levels``), scaling
+        undone: points, then the quantiles of ``levels``.
+        """
         if not levels:
-            return scaling.unscale(self._predict(arrays, horizon))
-        full = scaling.unscale_levels(self._predict_quantiles(arrays, horizon))  # (n, h, C, Q)
-        return points_and_levels(full, self._quantile_levels(), levels)
+            return self._to_data_units(self._predict(arrays, horizon))
+        full = self._scaling().unscale_levels(self._predict_quantiles(arrays, horizon))
+        return points_and_levels(full, self._quantile_levels(), levels)  # full: (n, h, C, Q)
+
+    def _predict_data_units(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
+        """Point forecasts ``(n, horizon, C)`` in the data's units from targets in the data's.
+
+        How a model forecasts for another one (a reference, a memory): the targets of
+        ``series`` are scaled into this model's units, forecast, and the scaling undone.
+        """
+        own = [replace(s, y=self._from_data_units(s.y)) for s in series]
+        return self._to_data_units(self._predict(own, horizon))
+
+    def _to_frames(
+        self,
+        values: np.ndarray,
+        frames: dict[Any, pd.DataFrame],
+        kind: str,
+        horizon: int,
+        levels: tuple[float, ...],
+    ) -> FrameLike:
+        """Frame the forecasts ``values`` (of :meth:`_predict_values`) after each history.
+
+        Indexed by the ``horizon`` steps after each frame of ``frames`` in the fitted zone
+        (a naive model's in its ``timezone`` clock), in the container ``kind``.
+        """
+        columns = output_columns(self.columns_, levels)
+        zone = None if self.tz_ else FrameOptions.of(self).timezone  # a naive model's clock
+        out = forecast_frames(frames, values, horizon, self.freq_, columns, self.index_name_, zone)
+        return validation.join_series(out, kind)

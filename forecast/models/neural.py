@@ -1,25 +1,45 @@
-"""The shared base of the neural forecasters.
+"""The shared base of the neural forecasters, in one class.
 
 A family (LSTM, transformer, ...) subclasses :class:`NeuralForecaster`, declares the
 parameters it adds as :func:`forecast.models.declare.param` fields (the shared ones are
 those of :class:`forecast.models.neural_params.NeuralParams`) and implements one method,
-``_build_encoder(input_size) -> nn.Module``. Windows, heads, training, roll-out, seeding,
-checkpoints and persistence live here and in the modules it calls (lengths and the
-validation split: :mod:`forecast.models.neural_lengths`; ``update``:
-:mod:`forecast.models.neural_update`).
+``_build_encoder(input_size) -> nn.Module``. The class holds the rest: the lengths a fit
+and a forecast need and the validation split, the network and its heads, ``fit``,
+``update`` (training continues from the fitted weights), the roll-out, ``to_onnx`` and
+persistence. The arrays come from the frame pipeline's entry points
+(:class:`forecast.frames.pipeline.ForecastPipeline`), the windows from
+:mod:`forecast.models._batching`, the training loop from :mod:`forecast.training.loop`.
+
+``update`` (the ``"continue"`` rule of :mod:`forecast.training.update`): the new rows, with
+the kept context (``train_tail_``: the last ``context_length`` rows seen) in front, are
+scaled by the fitted scalers (never refitted, so the network reads the same units) and cut
+into windows by the function that cuts ``fit``'s (the same ``train_origins_``, validation
+tail, ``time_reversal`` and loss); every training target lies in the new rows. Training
+runs on the current weights with an optimizer rebuilt at the fitted ``learning_rate`` or
+the update's own (its moments start from zero, a learning-rate schedule starts over), for
+``epochs`` epochs (default ``max_epochs``), stopping early when the validation tail stops
+improving, and keeps the best weights. Each update draws its data order from ``seed_`` and
+the update's number, so the same updates on the same data give the same weights.
 """
 
 from __future__ import annotations
 
 import copy
+import os
+from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
+from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
-from forecast.base import SeriesArrays
+from forecast.base import BaseForecaster, SeriesArrays
+from forecast.frames import validation
+from forecast.frames.pipeline import check_roll_out
 from forecast.frames.quantiles import check_levels, point_level
 from forecast.frames.steps import origin_masks, steps
 from forecast.models._batching import (
@@ -30,7 +50,7 @@ from forecast.models._batching import (
     rollout,
     training_data,
 )
-from forecast.models._params import builtin_ints, check_params, floats, seed_of
+from forecast.models._params import builtin_ints, check_option, check_params, floats, seed_of
 from forecast.models.auto import (  # noqa: F401 (the constants were public here in 0.1.0)
     AUTO_ORIGINS,
     AUTO_RESIDUAL_DROPOUT,
@@ -39,18 +59,16 @@ from forecast.models.auto import (  # noqa: F401 (the constants were public here
     position_weights,
     resolve_auto,
 )
-from forecast.models.declare import declare_params
 from forecast.models.legacy import fill_0_1_0
-from forecast.models.neural_lengths import NeuralLengths
 from forecast.models.neural_params import NeuralParams
-from forecast.models.neural_update import ContinueTraining
-from forecast.models.onnx_export import OnnxExportMixin
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.heads import PointHead, QuantileHead
 from forecast.nn.net import ForecastNet
 from forecast.training.device import resolve_device
-from forecast.training.loop import TrainConfig, seeded, train
+from forecast.training.loop import TrainConfig, TrainResult, seeded, train
+from forecast.training.splits import default_split, held_out, length_reason, min_length
+from forecast.training.windows import StreamChunks, WindowDataset
 
 # Parameters that may change between an interrupted fit and its resumption. micro_batch_size
 # changes memory, not the maths (like device: rounding), so an out-of-memory fit resumes smaller.
@@ -63,15 +81,21 @@ _RESUMABLE = (
     "micro_batch_size",
 )
 
+_UPDATE_SEED = 7919  # seeds of update n: seed_ + member + 7919 * n (apart from fit's)
 
-@declare_params()
-class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLengths):
+Windows = tuple[WindowDataset | StreamChunks, WindowDataset | None]
+"""Training samples and validation windows (None: no validation)."""
+
+
+class NeuralForecaster(NeuralParams, BaseForecaster):
     """Base of the neural forecasters: an encoder over context windows and a direct head.
 
     Every ``"auto"`` parameter is resolved once in ``fit``
     (:func:`forecast.models.auto.resolve_auto`; the table is in
     :mod:`forecast.models.neural_params`) into the fitted attributes below; building the
-    network, predicting, saving and loading read those, never the rule.
+    network, predicting, saving and loading read those, never the rule. The parameters are
+    those of :class:`~forecast.models.neural_params.NeuralParams` (each family's docstring
+    lists them with its own).
 
     Attributes
     ----------
@@ -127,6 +151,37 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
         The quantile levels of the head (None: a point head).
     """
 
+    # the fitted attributes (documented above; set by fit, update or a saved folder)
+    module_: nn.Module
+    history_: dict[str, list[float]]
+    n_epochs_: int
+    best_epoch_: int
+    device_: str
+    seed_: int
+    n_inputs_: int
+    n_outputs_: int
+    n_past_: int
+    n_future_: int
+    head_horizon_: int
+    quantiles_: tuple[float, ...] | None
+    dropout_: float
+    horizon_weight_: np.ndarray | None
+    channel_weight_: np.ndarray | None
+    input_differences_: bool
+    normalize_: bool
+    skip_: bool
+    train_origins_: int | tuple[str, ...] | None
+    tbptt_steps_: int
+    season_: int | None
+    residual_: bool
+    difference_: bool
+    change_scale_: np.ndarray | None
+    validation_series_: list[Any] | None
+    untailed_series_: list[Any] | None
+    validation_steps_: int | None
+
+    _update_rule = "continue"
+
     # ------------------------------------------------------------ subclass hook
     def _build_encoder(self, input_size: int) -> nn.Module:
         """Return the encoder for ``input_size`` features per step (subclasses)."""
@@ -172,6 +227,70 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
         if self.loss == "position":
             self.channel_weight_ = position_weights(self, scale)
         self.change_scale_ = change_scale(series) if scaled else None
+
+    # ---------------------------------------------------------------- lengths
+    def _head_horizon(self) -> int:
+        return 1 if self.strategy == "recursive" else int(self.horizon)
+
+    def _min_history(self) -> int:
+        return int(self.context_length)
+
+    def _keep_history(self) -> int | None:
+        return int(self.context_length)
+
+    def _min_train_length(self) -> int:
+        self._check_params()
+        return min_length(*self._length_terms())
+
+    def _length_reason(self) -> str:
+        context, h, frac, tail, whole = self._length_terms()
+        return length_reason(context, h, self.strategy == "recursive", frac, tail, whole)
+
+    def _check_train_lengths(self, lengths: dict[Any, int]) -> None:
+        held, untailed = self._default_split(list(lengths.values()))
+        if held is None and not untailed:
+            super()._check_train_lengths(lengths)
+            return
+        context, h, frac, _, _ = self._length_terms()
+        need = min_length(context, h, frac, None, True)  # one window: no tail
+        recursive = self.strategy == "recursive"
+        least = self._min_train_length()
+        reason = length_reason(
+            context, h, recursive, frac, None, True, least, held=held is not None
+        )
+        for key, rows in lengths.items():
+            validation.check_length(rows, need, key, reason)
+
+    def _default_split(self, lengths: list[int]) -> tuple[list[int] | None, list[int]]:
+        """Whole series held out and series without a tail by default (``default_split``)."""
+        if self.validation_series is not None or self.validation_size is not None:
+            return None, []
+        return default_split(lengths, self._min_train_length(), self.validation_fraction)
+
+    def _length_terms(self) -> tuple[int, int, float, int | None, bool]:
+        tail = None
+        if self.validation_size is not None:
+            tail = steps(self.validation_size, "validation_size", self.freq_)
+        whole = self.validation_series is not None
+        h = self._head_horizon()
+        return int(self.context_length), h, self.validation_fraction, tail, whole
+
+    def _validation_split(self, series: list[SeriesArrays]) -> tuple[list[int] | None, list[int]]:
+        """Positions of the series held out whole (None: tails) and of those without a tail.
+
+        Tails of each series, whole series held out (``validation_series``), or by default
+        whole series when the series are too short for tails
+        (:func:`forecast.training.splits.default_split`). Sets ``validation_series_`` and
+        ``untailed_series_`` (their keys, None when empty).
+        """
+        if self.validation_series is None:
+            held, untailed = self._default_split([len(s.y) for s in series])
+        else:
+            held = held_out(self.validation_series, [s.key for s in series])
+            untailed = []
+        self.validation_series_ = None if held is None else [series[i].key for i in held]
+        self.untailed_series_ = [series[i].key for i in untailed] or None
+        return held, untailed
 
     # ---------------------------------------------------------------- network
     def _build_module(self) -> None:
@@ -248,55 +367,31 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
                 "future columns)"
             )
         held, untailed = self._validation_split(series)
-        train_data, val_data = self._training_data(series, held, untailed)
-        if len(train_data) == 0:
+        data = self._training_data(series, held, untailed)
+        if len(data[0]) == 0:
             raise ValueError(
                 f"no training window: train_origins={self.train_origins!r} selects no step that "
                 f"ends a context of {self.context_length} steps followed by {self.head_horizon_} "
                 "target steps before the validation tail"
             )
-        change_scales = floats(self.change_scale_)
-        config = TrainConfig(
-            max_epochs=self.max_epochs,
-            batch_size=self.batch_size,
-            learning_rate=self.learning_rate,
-            optimizer=self.optimizer,
-            weight_decay=self.weight_decay,
-            lr_scheduler=self.lr_scheduler,
-            gradient_clip=self.gradient_clip,
-            early_stopping_patience=self.early_stopping_patience,
-            verbose=self.verbose,
-            checkpoint_dir=self.checkpoint_dir,
-            signature=self._signature(series),
-            quantiles=self.quantiles_,
-            micro_batch_size=self.micro_batch_size,
-            loss=self.loss,
-            step_scale=change_scales if self.difference_ else None,
-            lead_weight=floats(self.horizon_weight_),
-            velocity=None if change_scales is None else (self.velocity_weight, change_scales),
-            channel_weight=floats(self.channel_weight_),
-        )
-        members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
-        results = []
-        for i, member in enumerate(members):
-            member_config = config
-            if i and config.checkpoint_dir:
-                member_config = replace(config, checkpoint_dir=f"{config.checkpoint_dir}/member{i}")
-            with seeded(self.seed_ + i, self.device_) as rng:
-                results.append(
-                    train(member, train_data, val_data, member_config, callbacks, rng, self.device_)
-                )
-        self.module_.to(self.device_)
-        self.history_ = results[0].history
-        self.n_epochs_ = results[0].n_epochs
-        self.best_epoch_ = results[0].best_epoch
+        signature = self._signature(series)
+        config = self._train_config(checkpoint_dir=self.checkpoint_dir, signature=signature)
+        result = self._train_members(data, config, callbacks, self.seed_)
+        self.history_ = result.history
+        self.n_epochs_ = result.n_epochs
+        self.best_epoch_ = result.best_epoch
 
     def _training_data(
-        self, series: list[SeriesArrays], held: list[int] | None, untailed: list[int]
-    ) -> tuple[Any, Any]:
-        """Training samples and validation windows of ``fit`` (a hook: subclasses add inputs).
+        self,
+        series: list[SeriesArrays],
+        held: list[int] | None = None,
+        untailed: Sequence[int] = (),
+    ) -> Windows:
+        """Training samples and validation windows of ``fit`` and ``update``, cut once.
 
-        ``held`` and ``untailed`` are the positions of :meth:`_validation_split`.
+        The one call of :func:`forecast.models._batching.training_data` with every option;
+        ``held`` and ``untailed`` are the positions of :meth:`_validation_split` (an update
+        passes none: tails). A hook: subclasses add inputs to the windows.
         """
         return training_data(
             series,
@@ -313,6 +408,44 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
             time_reversal=self.time_reversal,
         )
 
+    def _train_config(self, **changes: Any) -> TrainConfig:
+        """Return the training settings of the parameters and resolved options, ``changes`` set."""
+        change_scales = floats(self.change_scale_)
+        config = TrainConfig(
+            max_epochs=self.max_epochs,
+            batch_size=self.batch_size,
+            learning_rate=self.learning_rate,
+            optimizer=self.optimizer,
+            weight_decay=self.weight_decay,
+            lr_scheduler=self.lr_scheduler,
+            gradient_clip=self.gradient_clip,
+            early_stopping_patience=self.early_stopping_patience,
+            verbose=self.verbose,
+            quantiles=self.quantiles_,
+            micro_batch_size=self.micro_batch_size,
+            loss=self.loss,
+            step_scale=change_scales if self.difference_ else None,
+            lead_weight=floats(self.horizon_weight_),
+            velocity=None if change_scales is None else (self.velocity_weight, change_scales),
+            channel_weight=floats(self.channel_weight_),
+        )
+        return replace(config, **changes)
+
+    def _train_members(
+        self, data: Windows, config: TrainConfig, callbacks: list[Any], seed: int
+    ) -> TrainResult:
+        """Train each member of ``module_`` (member ``i`` from ``seed + i``); the first's result."""
+        members = self.module_.members if isinstance(self.module_, EnsembleNet) else [self.module_]
+        results = []
+        for i, member in enumerate(members):
+            member_config = config
+            if i and config.checkpoint_dir:
+                member_config = replace(config, checkpoint_dir=f"{config.checkpoint_dir}/member{i}")
+            with seeded(seed + i, self.device_) as rng:
+                results.append(train(member, *data, member_config, callbacks, rng, self.device_))
+        self.module_.to(self.device_)
+        return results[0]
+
     def _head_future(
         self, series: list[SeriesArrays], future: np.ndarray | None, horizon: int
     ) -> np.ndarray | None:
@@ -326,6 +459,58 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
             f"{type(self).__name__}|{sorted(params.items())!r}|{shapes}|{data_fingerprint(series)}"
         )
 
+    # ----------------------------------------------------------------- update
+    def _update_frames(
+        self,
+        new: dict[Any, pd.DataFrame],
+        notes: dict[Any, dict[str, Any]],
+        history: Any,
+        training: dict[str, Any],
+        callbacks: list[Any] | None,
+    ) -> dict[str, Any]:
+        """Train on the new rows from the current weights; return the record's extras."""
+        epochs, rate = training.get("epochs"), training.get("learning_rate")
+        patience = training.get("early_stopping_patience")
+        # the options are the values of parameters for this update: their own checks
+        if epochs is not None:
+            check_option(self, "max_epochs", epochs, "epochs")
+        if rate is not None:
+            check_option(self, "learning_rate", rate)
+        if patience is not None:
+            check_option(self, "early_stopping_patience", patience)
+        frames = {}
+        for key, rows in new.items():
+            if key not in self.train_tail_:
+                raise ValueError(f"series {key!r} was not seen in fit")
+            frames[key] = self._joined(self.train_tail_[key], rows, notes[key])
+        series = self._to_arrays(frames, horizon=0, future=None)
+        data = self._training_data(series)
+        if len(data[0]) == 0:
+            counts = {str(k): len(f) for k, f in new.items()}
+            raise ValueError(
+                f"update data too short: {counts} new row(s) give no training window of "
+                f"{self.context_length} context and {self.head_horizon_} target steps before "
+                "the validation tail"
+            )
+        changes = {"max_epochs": epochs, "early_stopping_patience": patience}
+        changes = {k: int(v) for k, v in changes.items() if v is not None}
+        config = self._train_config(**changes)
+        if rate is not None:
+            config = replace(config, learning_rate=float(rate))
+        self.device_ = resolve_device(self.device)
+        number = int(getattr(self, "n_updates_", 0)) + 1
+        seed = self.seed_ + _UPDATE_SEED * number
+        result = self._train_members(data, config, list(callbacks or []), seed)
+        keep = self._keep_history()
+        tails = {k: f if keep is None else f.iloc[-keep:] for k, f in frames.items()}
+        self.train_tail_ = {**self.train_tail_, **tails}
+        extra: dict[str, Any] = {"epochs": result.n_epochs, "best_epoch": result.best_epoch}
+        extra["learning_rate"] = float(config.learning_rate)
+        for name in ("train_loss", "val_loss"):
+            if result.history.get(name):
+                extra[name] = float(result.history[name][result.best_epoch])
+        return extra
+
     # ---------------------------------------------------------------- predict
     def _predict(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
         out = self._predict_quantiles(series, horizon)
@@ -336,13 +521,7 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
 
     def _predict_quantiles(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
         """Forecasts ``(n, horizon, C, Q)`` of a quantile head (``(n, horizon, C)`` without)."""
-        if horizon > self.head_horizon_ and self.n_past_:
-            raise ValueError(
-                f"horizon={horizon} exceeds the {self.head_horizon_} step(s) the network forecasts "
-                f"at once, so forecasts would be fed back as inputs, but the past covariates "
-                f"{self.past_covariates_} are unknown after the last timestamp: forecast at most "
-                f"{self.head_horizon_} steps or refit with horizon >= {horizon}"
-            )
+        check_roll_out(horizon, self.head_horizon_, self.past_covariates_)
         levels = self._quantile_levels()
         point = point_level(levels) if levels else None
         x, future = context_windows(series, self.context_length, horizon)
@@ -355,6 +534,40 @@ class NeuralForecaster(NeuralParams, ContinueTraining, OnnxExportMixin, NeuralLe
                 "lower learning_rate, gradient_clip set, or data of a sane scale"
             )
         return out
+
+    # ----------------------------------------------------------------- export
+    def to_onnx(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Export the fitted network and what a forecast needs to the folder ``path``.
+
+        The folder is a saved model folder of the one format (``meta.json`` listing the
+        size and SHA-256 of every file, ``params.json``, ``fitted.json``, ``fitted.npz``)
+        whose network is ``model.onnx``; load it with
+        :meth:`forecast.onnx.runtime.OnnxForecaster.load`, which forecasts through the same
+        frame pipeline as ``predict``, without torch. Needs the extra ``forecast-toolkit[onnx]``.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Folder to create.
+        overwrite : bool, default=False
+            Replace an existing export folder, one holding the files its manifest lists
+            and nothing else; a folder with anything more in it is left as it was.
+
+        Returns
+        -------
+        Path
+            The folder written.
+
+        Raises
+        ------
+        ValueError
+            A setting that cannot be exported (named in the message); nothing is written.
+        """
+        check_is_fitted(self, "module_")
+        # optional extra: onnx and onnxruntime are imported only by an export
+        from forecast.onnx.export import export_onnx
+
+        return export_onnx(self, path, overwrite=overwrite)
 
     # ------------------------------------------------------------ persistence
     def __getstate__(self) -> dict[str, Any]:

@@ -24,6 +24,7 @@ reference is forecast over the whole head, as in training, and cut to the steps 
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -31,11 +32,12 @@ import torch
 from sklearn.base import clone
 from torch import nn
 
-from forecast.base import SeriesArrays
+from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames.slices import without_block
 from forecast.models import _params as checks
 from forecast.models.declare import Param, declare_params
 from forecast.models.hopfield import HopfieldForecaster
+from forecast.models.neural import NeuralForecaster, Windows
 from forecast.models.transformer import TransformerForecaster
 from forecast.nn.referenced import ReferencedNet
 from forecast.persistence.registry import is_forecaster
@@ -89,35 +91,38 @@ REFERENCE_PARAMS = (
 """The parameters a reference adds to a family (:class:`ReferenceResidualMixin`)."""
 
 
-class ReferenceResidualMixin:
+class ReferenceResidualMixin(NeuralForecaster):
     """The reference of a neural forecaster: fitted first, forecast per window, corrected.
 
-    Mixed in front of a :class:`~forecast.models.neural.NeuralForecaster` family with the
-    parameters :data:`REFERENCE_PARAMS`. Attributes: ``reference_model_`` (the fitted clone of
-    ``reference_model``, or None).
+    Mixed in front of a :class:`~forecast.models.neural.NeuralForecaster` family (the Hopfield
+    and transformer ones) with the parameters :data:`REFERENCE_PARAMS`. Attributes:
+    ``reference_model_`` (the fitted clone of ``reference_model``, or None).
     """
 
+    # the parameters of REFERENCE_PARAMS, declared by the families
     reference_model: Any
     reference_folds: int
     reference_input: bool
     reference_base: bool
+    # fitted
+    reference_model_: BaseForecaster | None
+    _fold_models: list[BaseForecaster]  # during fit only (reference_folds > 1), never saved
 
     # ------------------------------------------------------------------ fit
     def _fit_frames(self, X: Any, prepared: Any, callbacks: list[Any]) -> None:
-        est: Any = self
         self.reference_model_ = None
         if self.reference_model is not None:
             _check_reference("reference_model", self.reference_model)
             if not (self.reference_base or self.reference_input):
                 raise ValueError("reference_base=False needs reference_input=True")
-            if getattr(est, "time_reversal", False):  # reversed windows have no reference
+            if self.time_reversal:  # reversed windows have no reference
                 raise ValueError("reference_model cannot be combined with time_reversal=True")
-            if est.windowing != "sliding":
+            if self.windowing != "sliding":
                 raise ValueError(
                     "reference_model needs windowing='sliding' (a forecast per window)"
                 )
             frames, kind = prepared
-            targets = {k: f[est.columns_] for k, f in frames.items()}
+            targets = {k: f[self.columns_] for k, f in frames.items()}
             data = targets[None] if kind == "frame" else targets
             fitted = clone(self.reference_model).fit(data)
             if fitted.future_covariates_ or fitted.past_covariates_:
@@ -132,29 +137,33 @@ class ReferenceResidualMixin:
                 blocks = [without_block(targets, b, folds) for b in range(folds)]
                 self._fold_models = [clone(self.reference_model).fit(d) for d in blocks]
         try:
-            super()._fit_frames(X, prepared, callbacks)  # type: ignore[misc]
+            super()._fit_frames(X, prepared, callbacks)
         finally:
             self.__dict__.pop("_fold_models", None)
 
     def _keep_history(self) -> int | None:
-        mine: int | None = super()._keep_history()  # type: ignore[misc]
-        ref: Any = getattr(self, "reference_model_", None)
+        mine = super()._keep_history()
+        ref = getattr(self, "reference_model_", None)
         if ref is None or mine is None:
             return mine
         theirs = ref._keep_history()
         return None if theirs is None else max(mine, int(theirs))
 
     def _min_history(self) -> int:
-        mine = int(super()._min_history())  # type: ignore[misc]
-        ref: Any = getattr(self, "reference_model_", None)
+        mine = int(super()._min_history())
+        ref = getattr(self, "reference_model_", None)
         return mine if ref is None else max(mine, int(ref._min_history()))
 
     def _training_data(
-        self, series: list[SeriesArrays], held: list[int] | None, untailed: list[int]
-    ) -> tuple[Any, Any]:
-        train, val = super()._training_data(series, held, untailed)  # type: ignore[misc]
+        self,
+        series: list[SeriesArrays],
+        held: list[int] | None = None,
+        untailed: Sequence[int] = (),
+    ) -> Windows:
+        train, val = super()._training_data(series, held, untailed)
         if self.reference_model_ is None:
             return train, val
+        assert isinstance(train, WindowDataset)  # sliding windows: checked by _fit_frames
         order = list(range(len(series)))
         train_order = order if held is None else [i for i in order if i not in set(held)]
         val_order = order if held is None else sorted(held)
@@ -162,22 +171,15 @@ class ReferenceResidualMixin:
         val = None if val is None else self._with_reference(val, [series[i] for i in val_order])
         return train, val
 
-    def _update_data(self, series: list[SeriesArrays]) -> tuple[Any, Any]:
-        train, val = super()._update_data(series)  # type: ignore[misc]
-        if self.reference_model_ is None:
-            return train, val
-        val = None if val is None else self._with_reference(val, series)
-        return self._with_reference(train, series), val
-
     def _with_reference(self, data: WindowDataset, series: list[SeriesArrays]) -> WindowDataset:
         """Return ``data`` with the reference's forecast after each window's covariates."""
-        est: Any = self
+        ref = self.reference_model_
+        assert ref is not None  # called with a reference only
         lengths = np.array([len(s.y) for s in series])
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         starts = data.starts.cpu().numpy()
         which = np.searchsorted(offsets, starts, side="right") - 1
-        last = starts - offsets[which] + int(est.context_length) - 1  # each window's last step
-        ref: Any = self.reference_model_
+        last = starts - offsets[which] + int(self.context_length) - 1  # each window's last step
         need = ref._keep_history() or ref._min_history()  # with a margin for clock changes
         if (last + 1 < need).any():  # windows too early for the reference are left out
             keep = last + 1 >= need
@@ -190,13 +192,13 @@ class ReferenceResidualMixin:
             data.starts = data.starts[torch.from_numpy(keep).to(data.starts.device)]
             which, last = which[keep], last[keep]
         tails = [_head(series[i], o + 1) for i, o in zip(which, last, strict=True)]
-        horizon = int(est.head_horizon_)
+        horizon = int(self.head_horizon_)
         folds = getattr(self, "_fold_models", None)
         if folds is None:
             return ReferencedWindows(data, self._reference_forecasts(tails, horizon))
         k = len(folds)
         block = np.minimum((last + 1) * k // lengths[which], k - 1)  # of the first target step
-        reference = np.empty((len(tails), horizon, int(est.n_outputs_)), dtype=np.float32)
+        reference = np.empty((len(tails), horizon, int(self.n_outputs_)), dtype=np.float32)
         for b, model in enumerate(folds):
             rows = np.flatnonzero(block == b)
             if len(rows):
@@ -210,61 +212,55 @@ class ReferenceResidualMixin:
     ) -> np.ndarray | None:
         if self.reference_model_ is None:
             return future
-        est: Any = self
-        if horizon > est.head_horizon_:
+        if horizon > self.head_horizon_:
             raise ValueError(
-                f"horizon={horizon} exceeds the {est.head_horizon_} steps the network forecasts "
+                f"horizon={horizon} exceeds the {self.head_horizon_} steps the network forecasts "
                 "at once; a network with a reference does not roll out: refit with horizon >= "
                 f"{horizon}"
             )
         # over the whole head, as in training: a reference's forecast of a step may depend on
         # how far it reaches (the analog-day memory's does), then the steps asked for
-        reference = self._reference_forecasts(series, int(est.head_horizon_))[:, :horizon]
+        reference = self._reference_forecasts(series, int(self.head_horizon_))[:, :horizon]
         reference = reference.astype(np.float32)
         return reference if future is None else np.concatenate([future, reference], axis=-1)
 
     def _reference_forecasts(
-        self, series: list[SeriesArrays], horizon: int, model: Any = None
+        self, series: list[SeriesArrays], horizon: int, model: BaseForecaster | None = None
     ) -> np.ndarray:
         """Return the reference's forecasts ``(n, horizon, C)`` from the end of each series.
 
         The series are in this network's scaled units; the reference reads and forecasts in
-        its own (it fitted its own scaler on the same data), and the forecasts are mapped
-        back to this network's units. ``model``: a fitted reference other than
-        ``reference_model_`` (a cross-fitting fold).
+        its own (it fitted its own scaler on the same data): the targets go to the data's
+        units and back through both models' pipeline entry points
+        (:meth:`~forecast.frames.pipeline.ForecastPipeline._predict_data_units`). ``model``: a
+        fitted reference other than ``reference_model_`` (a cross-fitting fold).
         """
-        est: Any = self
-        ref: Any = self.reference_model_ if model is None else model
-        mine, theirs = est.scaler_, getattr(ref, "scaler_", None)  # none: the data's units
+        ref = self.reference_model_ if model is None else model
+        assert ref is not None  # called with a reference only
         keep = ref._keep_history()
         tails = []
         for s in series:
             y = s.y if keep is None else s.y[-keep:]
             index = s.index if keep is None else s.index[-keep:]
-            raw = y if mine is None else y * mine.scale_ + mine.mean_
-            own = raw if theirs is None else (raw - theirs.mean_) / theirs.scale_
-            tails.append(SeriesArrays(s.key, own, index, None, None))
-        pred = ref._predict(tails, horizon)  # (n, horizon, C)
-        raw = pred if theirs is None else pred * theirs.scale_ + theirs.mean_
-        out = raw if mine is None else (raw - mine.mean_) / mine.scale_
+            tails.append(SeriesArrays(s.key, self._to_data_units(y), index, None, None))
+        out = self._from_data_units(ref._predict_data_units(tails, horizon))  # (n, horizon, C)
         if not np.isfinite(out).all():
             raise ValueError(f"reference {type(ref).__name__} forecasts NaN or inf")
         return np.asarray(out, dtype=np.float32)
 
     # -------------------------------------------------------------- network
     def _build_head(self, size: int) -> nn.Module:
-        est: Any = self
         if getattr(self, "reference_model_", None) is None or not self.reference_input:
-            return super()._build_head(size)  # type: ignore[misc]
-        plain = est.n_future_
-        est.n_future_ = plain + est.n_outputs_  # the head reads the reference too
+            return super()._build_head(size)
+        plain = self.n_future_
+        self.n_future_ = plain + self.n_outputs_  # the head reads the reference too
         try:
-            return super()._build_head(size)  # type: ignore[misc]
+            return super()._build_head(size)
         finally:
-            est.n_future_ = plain
+            self.n_future_ = plain
 
     def _build_member(self, seed: int) -> nn.Module:
-        net: nn.Module = super()._build_member(seed)  # type: ignore[misc]
+        net = super()._build_member(seed)
         if getattr(self, "reference_model_", None) is None:
             return net
         return ReferencedNet(net, self.reference_input, base=self.reference_base)

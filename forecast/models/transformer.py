@@ -11,7 +11,6 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from forecast.base import FrameLike
-from forecast.frames import validation
 from forecast.models._batching import context_windows
 from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
@@ -30,7 +29,8 @@ def encoder_inputs(
     estimator : NeuralForecaster
         Fitted.
     history : DataFrame, long DataFrame or dict of DataFrames, optional
-        Data to forecast from; defaults to the end of the training data.
+        Data to forecast from, read as ``predict`` reads it (the fitted time zone, the grid,
+        the NaN policy, scaling and covariates); defaults to the end of the training data.
 
     Returns
     -------
@@ -44,21 +44,7 @@ def encoder_inputs(
         Container kind of the data (``"frame"``, ``"long"`` or ``"dict"``).
     """
     check_is_fitted(estimator, "module_")
-    covariates = estimator.past_covariates_ + estimator.future_covariates_
-    if history is None:
-        frames, kind = estimator.train_tail_, estimator.input_kind_
-    else:
-        raw, kind = validation.split_series(history, "history")
-        frames = {
-            key: estimator._clean(
-                f, key, estimator.columns_, covariates, estimator.freq_, "history"
-            )[0]
-            for key, f in raw.items()
-        }
-    for key, frame in frames.items():
-        need = estimator._min_history()
-        validation.check_length(len(frame), need, key, "history needed by the encoder")
-    arrays = estimator._to_arrays(frames, horizon=0, future=None)
+    arrays, frames, kind = estimator._frames_to_arrays(history, 0, None, "the encoder")
     x, _ = context_windows(arrays, estimator.context_length, 0)
     net = estimator.module_
     member = net.members[0] if isinstance(net, EnsembleNet) else net

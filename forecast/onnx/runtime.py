@@ -19,7 +19,7 @@ import numpy as np
 
 from forecast.frames import validation as V
 from forecast.frames.context import context_windows, roll_out
-from forecast.frames.pipeline import ForecastPipeline
+from forecast.frames.pipeline import ForecastPipeline, check_roll_out
 from forecast.frames.quantiles import point_level
 from forecast.frames.series import SeriesArrays
 from forecast.onnx.folder import MAX_NETWORK_BYTES, Export, read_export
@@ -84,7 +84,6 @@ class OnnxForecaster(ForecastPipeline):
     # fitted attributes read by the network call (metadata.FITTED)
     quantiles_: tuple[float, ...] | None
     head_horizon_: int
-    n_past_: int
 
     def __init__(self, export: Export, threads: int | None = None) -> None:
         for name, value in export.params.items():
@@ -186,13 +185,7 @@ class OnnxForecaster(ForecastPipeline):
     def _predict_quantiles(self, series: list[SeriesArrays], horizon: int) -> np.ndarray:
         """Forecasts ``(n, horizon, C, Q)`` of a quantile head (``(n, horizon, C)`` without)."""
         head = self.head_horizon_
-        if horizon > head and self.n_past_:
-            raise ValueError(
-                f"horizon={horizon} exceeds the {head} step(s) the network forecasts at once, so "
-                f"forecasts would be fed back as inputs, but the past covariates "
-                f"{self.past_covariates_} are unknown after the last timestamp: forecast at most "
-                f"{head} steps"
-            )
+        check_roll_out(horizon, head, self.past_covariates_)
         levels = self._quantile_levels()
         point = point_level(levels) if levels else None
         x, future = context_windows(series, self.context_length, horizon)

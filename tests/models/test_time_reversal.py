@@ -65,13 +65,4 @@ def test_the_estimator_trains_on_both_and_refuses_calendar_features():
         GRUForecaster(**tiny, hidden_size=4, calendar=True, time_reversal=True).fit(df)
 
 
-def test_update_trains_on_the_reversed_copies_too():
-    idx = pd.date_range("2024-01-01", periods=120, freq="h")
-    df = pd.DataFrame({"a": np.sin(np.arange(120) / 4.0)}, index=idx)
-    tiny = dict(context_length=8, horizon=4, max_epochs=1, random_state=0, hidden_size=4)
-    counts = {}
-    for reverse in (False, True):
-        model = GRUForecaster(**tiny, time_reversal=reverse).fit(df.iloc[:100])
-        train, _ = model._update_data(model._to_arrays({None: df}, horizon=0, future=None))
-        counts[reverse] = len(train)
-    assert counts[True] > counts[False] > 0
+# update trains on the reversed copies too: tests/update/test_update_windows.py
