@@ -24,6 +24,8 @@ from typing import IO, Any, Literal
 import pandas as pd
 import pyarrow as pa
 
+from forecast.frames.messages import first_line
+
 _EOF_IN_QUOTE = "EOF inside string"
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 _UTF8_HINT = "save it as UTF-8 (in Excel: CSV UTF-8)"
@@ -58,7 +60,7 @@ def read_csv_table(path: Path) -> pd.DataFrame:
         frame = pd.read_csv(path, compression=compression)
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         if path.suffix.lower() in _OPAQUE:
-            raise ValueError(f"{path}: not a readable CSV file ({_first_line(err)})") from None
+            raise ValueError(f"{path}: not a readable CSV file ({first_line(err)})") from None
         if isinstance(err, UnicodeDecodeError):
             raise ValueError(f"{path}: {_not_utf8(path)}") from None
         raise ValueError(f"{path}: {_parser_problem(path, err)}") from None
@@ -94,15 +96,11 @@ def read_parquet_table(path: Path) -> pd.DataFrame:
     except (pa.ArrowException, OSError) as err:  # pyarrow: OSError without errno on bad data
         if isinstance(err, OSError) and err.errno is not None:  # permissions and the like
             raise
-        reason = re.sub(r"^Could not open Parquet input source '[^']*': ", "", _first_line(err))
+        reason = re.sub(r"^Could not open Parquet input source '[^']*': ", "", first_line(err))
         raise ValueError(f"{path}: not a readable Parquet file ({reason})") from None
 
 
 # ------------------------------------------------------------------- diagnosis
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
-
 
 _Compression = Literal["gzip", "bz2", "xz", "infer"]
 _Opener = Callable[..., IO[Any]]
@@ -220,7 +218,7 @@ def _parser_problem(path: Path, err: Exception) -> str:
             return found
         header, line, seen = match.groups()
         return f"line {line} has {seen} fields, but the header has {header}"
-    return f"not a readable CSV file ({_first_line(err)})"
+    return f"not a readable CSV file ({first_line(err)})"
 
 
 def _too_many_fields(path: Path) -> str | None:

@@ -59,6 +59,7 @@ from sklearn.utils.validation import check_is_fitted
 from forecast._version import __version__
 from forecast.frames.fingerprint import fingerprint
 from forecast.frames.io import remove_stale_temporaries
+from forecast.frames.messages import first_line
 from forecast.persistence.arrays import check_npz_tail, read_npz
 from forecast.persistence.atomic import write_folder
 from forecast.persistence.loop_state import check_loop_state, lineage_summary
@@ -181,7 +182,7 @@ def _check_loads(written: Path, target: Path, cls: type) -> None:
             warnings.simplefilter("ignore")
             _load(written, "cpu", cls, None)
     except (ModelFormatError, TypeError, ValueError) as err:
-        detail = str(err).replace(os.fspath(written), os.fspath(target)).splitlines()[0]
+        detail = first_line(err).replace(os.fspath(written), os.fspath(target))
         raise ModelFormatError(
             f"{target}: not saved, the folder would not load ({detail}); nothing was written"
         ) from err

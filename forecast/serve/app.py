@@ -23,10 +23,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from forecast.frames.messages import first_line
 from forecast.serve.body import BodyLimits, read_body
 from forecast.serve.model import ServedModel
 from forecast.serve.payload import PayloadError
-from forecast.serve.responses import first_line
 
 MAX_MESSAGE = 400  # characters of an error line: a message quotes the input, never echoes it
 LOGGER = logging.getLogger("forecast.serve")

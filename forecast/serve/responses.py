@@ -89,20 +89,3 @@ def forecast_body(forecast: pd.DataFrame, estimator: Any, horizon: int) -> dict[
 def _zone(estimator: Any) -> str | None:
     tz = getattr(estimator, "tz_", None)
     return None if tz is None else str(tz)
-
-
-def first_line(err: BaseException) -> str:
-    """Return the first line of an exception's message (a KeyError's without quotes).
-
-    Parameters
-    ----------
-    err : BaseException
-        Any exception.
-
-    Returns
-    -------
-    str
-    """
-    text = err.args[0] if isinstance(err, KeyError) and err.args else err
-    text = str(text).strip()
-    return text.splitlines()[0] if text else type(err).__name__

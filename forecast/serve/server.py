@@ -19,10 +19,10 @@ from typing import Any
 import uvicorn
 
 from forecast.batch.files import BatchError
+from forecast.frames.messages import first_line
 from forecast.persistence.errors import ModelFormatError
 from forecast.serve.app import build_app
 from forecast.serve.model import load_served
-from forecast.serve.responses import first_line
 
 LOGGER = logging.getLogger("forecast.serve")
 

@@ -35,6 +35,7 @@ from urllib.parse import unquote, urlparse
 import mlflow.artifacts
 import yaml
 
+from forecast.frames.messages import first_line
 from forecast.persistence.errors import ModelFormatError
 from forecast.persistence.format import load
 from forecast.tracking._store import resolve_tracking_uri, use_store
@@ -73,8 +74,9 @@ def read_mlmodel(root: Path, model: str) -> dict[str, Any]:
     try:
         parsed = yaml.safe_load(path.read_bytes())
     except yaml.YAMLError as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ArtifactError(f"model {model}: {MLMODEL} is not valid YAML: {first}") from None
+        raise ArtifactError(
+            f"model {model}: {MLMODEL} is not valid YAML: {first_line(err)}"
+        ) from None
     if not isinstance(parsed, dict):
         raise ArtifactError(f"model {model}: {MLMODEL} is not a YAML mapping")
     return parsed

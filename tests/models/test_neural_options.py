@@ -45,12 +45,13 @@ def test_window_normalised_model_follows_a_level_shift_of_the_history():
 
 
 @pytest.mark.parametrize(
-    ("reference", "steps"), [("1D", 24), (12, 12), ("12h", 12), (pd.Timedelta("1D"), None)]
+    ("reference", "steps"),
+    [("1D", 24), (12, 12), ("12h", 12), (pd.Timedelta("1D"), 24), ("a day", None), (1.5, None)],
 )
 def test_reference_in_steps_or_as_a_duration(reference, steps):
     df = make_series(200)
     if steps is None:
-        with pytest.raises(ValueError, match="must be an int >= 1 or a duration"):
+        with pytest.raises(ValueError, match="is neither an int number of steps nor a fixed time"):
             GRUForecaster(**TINY, reference=reference).fit(df)
         return
     model = GRUForecaster(**TINY, reference=reference).fit(df)

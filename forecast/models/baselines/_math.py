@@ -6,91 +6,23 @@ one column per channel) and returns ``(horizon, C)``.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
-from pandas.tseries.frequencies import to_offset
 
-from forecast.models.baselines._wallclock import fixed_step
+from forecast.frames.steps import steps
 
 
 def to_steps(value: object, freq: pd.DateOffset, name: str) -> int:
-    """Convert a period given in steps (int) or as a time span (``"1D"``) to steps.
-
-    Parameters
-    ----------
-    value : int, str, Timedelta or DateOffset
-        A positive number of steps, or a time span that is a whole multiple of ``freq``.
-    freq : DateOffset
-        Sampling frequency of the data.
-    name : str
-        Parameter name used in error messages.
-
-    Returns
-    -------
-    int
-        Number of steps, at least 1.
-    """
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an int number of steps or an offset string, got {value!r}")
-    if isinstance(value, numbers.Integral):
-        if value < 1:
-            raise ValueError(f"{name} must be a positive number of steps, got {value}")
-        return int(value)
-    try:
-        # any value: to_offset raises TypeError or ValueError, caught below
-        span = pd.Timedelta(to_offset(value))  # type: ignore[call-overload]
-    except (TypeError, ValueError) as err:
-        raise ValueError(
-            f"{name}={value!r} is neither an int number of steps nor a fixed time span such as '1D'"
-        ) from err
-    try:
-        # pandas-stubs take only Tick offsets; a calendar one raises ValueError, caught below
-        step = pd.Timedelta(freq)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as err:
-        raise ValueError(
-            f"{name}={value!r} is a time span, but the data frequency {freq.freqstr} has no fixed "
-            "length; give it as an int number of steps"
-        ) from err
-    ratio = span / step
-    if span <= pd.Timedelta(0) or ratio != int(ratio):
-        raise ValueError(
-            f"{name}={value!r} is not a positive whole multiple of the data frequency "
-            f"{freq.freqstr} ({ratio:g} steps)"
-        )
-    return int(ratio)
+    """:func:`forecast.frames.steps.steps` in the argument order of ``_per_series.py``."""
+    return steps(value, name, freq)
 
 
 def season_steps(value: object, freq: pd.DateOffset, name: str) -> int:
-    """Convert a seasonal period like :func:`to_steps` and require at least 2 steps."""
-    steps = to_steps(value, freq, name)
-    if steps < 2:
-        raise ValueError(f"{name} must be at least 2 steps, got {steps}")
-    return steps
-
-
-def steps_up(value: object, freq: pd.DateOffset, name: str) -> int:
-    """Convert a positive int, or a time span rounded up to whole steps of ``freq``."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if value < 1:
-            raise ValueError(f"{name} must be a positive number of steps, got {value}")
-        return int(value)
-    step = fixed_step(freq)
-    try:
-        span = pd.Timedelta(value)  # type: ignore[arg-type]  # TypeError/ValueError: caught
-    except (TypeError, ValueError) as err:
-        raise ValueError(
-            f"{name} must be an int number of steps or a time span, got {value!r}"
-        ) from err
-    if step is None:
-        raise ValueError(
-            f"{name}={value!r} is a time span, but the data frequency {freq.freqstr} has no fixed "
-            "length; give it as an int number of steps"
-        )
-    if span <= pd.Timedelta(0):
-        raise ValueError(f"{name} must be a positive time span, got {value!r}")
-    return int(-(-span.value // step))
+    """Convert a seasonal period to steps (:func:`forecast.frames.steps.steps`), at least 2."""
+    n = steps(value, name, freq)
+    if n < 2:
+        raise ValueError(f"{name} must be at least 2 steps, got {n}")
+    return n
 
 
 def naive_forecast(y: np.ndarray, horizon: int) -> np.ndarray:

@@ -10,8 +10,8 @@ import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
+from forecast.frames.steps import steps as duration_steps
 from forecast.frames.vintage_sources import parse_schedule, publication_times
-from forecast.models.baselines._math import to_steps
 from forecast.models.baselines._options import InputOptions
 from forecast.models.declare import declare_params, param
 
@@ -131,7 +131,7 @@ class ExternalForecast(InputOptions, BaseForecaster):
 
     def _debias_steps(self) -> int | None:
         debias = self.debias
-        return None if debias is None else to_steps(debias, self.freq_, "debias")
+        return None if debias is None else duration_steps(debias, "debias", self.freq_)
 
     def _keep_history(self) -> int:
         steps = self._debias_steps()  # called by fit before _fit

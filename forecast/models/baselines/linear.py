@@ -13,9 +13,9 @@ from threadpoolctl import threadpool_limits
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
 from forecast.frames.decomposition import LAG, Decomposition, NotDecomposable
+from forecast.frames.steps import steps
 from forecast.models.baselines import _direct as direct
 from forecast.models.baselines import _wallclock as wallclock
-from forecast.models.baselines._math import steps_up, to_steps
 from forecast.models.baselines._options import CovariateOptions
 from forecast.models.declare import declare_params, param
 
@@ -144,7 +144,7 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
             raise ValueError(
                 f"lags must be a positive int or a non-empty list of lags, got {lags!r}"
             )
-        return np.unique([to_steps(lag, self.freq_, "lags") for lag in lags])
+        return np.unique([steps(lag, "lags", self.freq_) for lag in lags])
 
     def _seasonal_steps(self) -> np.ndarray:
         value = self.seasonal_lags
@@ -159,11 +159,11 @@ class LinearLagForecaster(CovariateOptions, BaseForecaster):
                 f"seasonal_lags must be 'auto' or a list of periods such as ('1D', '7D'), "
                 f"got {value!r}"
             )
-        return np.unique([to_steps(s, self.freq_, "seasonal_lags") for s in value]).astype(int)
+        return np.unique([steps(s, "seasonal_lags", self.freq_) for s in value]).astype(int)
 
     def _horizon_steps(self) -> int:
         if self.horizon is not None:
-            return steps_up(self.horizon, self.freq_, "horizon")
+            return steps(self.horizon, "horizon", self.freq_, round_up=True)
         step = wallclock.fixed_step(self.freq_)
         return 1 if step is None or step > wallclock.DAY_NS else 2 * wallclock.DAY_NS // step
 

@@ -7,12 +7,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.tseries.frequencies import to_offset
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
+from forecast.frames.steps import duration
+from forecast.frames.steps import steps as duration_steps
 from forecast.models.baselines import _wallclock as wallclock
-from forecast.models.baselines._math import naive_forecast, seasonal_naive_forecast, to_steps
+from forecast.models.baselines._math import naive_forecast, seasonal_naive_forecast
 from forecast.models.baselines._options import InputOptions
 from forecast.models.declare import declare_params, param
 
@@ -123,15 +124,14 @@ class SeasonalNaive(InputOptions, BaseForecaster):
         n = self.n_seasons
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n_seasons must be a positive int, got {n!r}")
-        return to_steps(self.season, self.freq_, "season"), int(n)
+        return duration_steps(self.season, "season", self.freq_), int(n)
 
     def _wall_clock(self) -> bool:
         """Tell whether seasons count local days: a whole-day season on a tz-aware index."""
         if self.tz_ is None or isinstance(self.season, numbers.Integral):
             return False
-        # an offset string here (ints returned above); pandas-stubs: Timedelta takes a Tick
-        span = pd.Timedelta(to_offset(self.season))  # type: ignore[arg-type]
-        return span % pd.Timedelta(days=1) == pd.Timedelta(0)
+        span = duration(self.season)  # a time span here (ints returned above)
+        return span is not None and span % pd.Timedelta(days=1) == pd.Timedelta(0)
 
     def _margin(self) -> int:
         """Extra rows: a tz-aware week can hold one elapsed hour more than 7 x 24 hours."""

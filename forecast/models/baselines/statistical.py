@@ -12,8 +12,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from forecast.frames.steps import steps
 from forecast.models.baselines import _statsmodels as engines
-from forecast.models.baselines._math import season_steps, to_steps
+from forecast.models.baselines._math import season_steps
 from forecast.models.baselines._options import CovariateOptions, InputOptions
 from forecast.models.baselines._per_series import StatsBaseline, int_tuple
 from forecast.models.declare import declare_params, param
@@ -269,7 +270,7 @@ class MSTLForecaster(InputOptions, StatsBaseline):
     def _spec(self) -> dict[str, Any]:
         if isinstance(self.periods, str | numbers.Integral) or not self.periods:
             raise ValueError(f"periods must be a non-empty list of periods, got {self.periods!r}")
-        periods = [to_steps(p, self.freq_, "periods") for p in self.periods]
+        periods = [steps(p, "periods", self.freq_) for p in self.periods]
         if min(periods) < 2 or len(set(periods)) != len(periods):
             raise ValueError(f"periods must be distinct and at least 2 steps, got {periods} steps")
         if self.trend_model not in ("ets", "arima", "naive"):
