@@ -91,13 +91,18 @@ _HOMES = {  # public name -> module that defines it; imported on first use
 }
 
 
-def __getattr__(name: str) -> _Any:
+def _lazy(name: str) -> _Any:
+    """Return the public ``name``, imported from its home on first use (PEP 562)."""
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'forecast' has no attribute {name!r}")
     value = getattr(_importlib.import_module(home), name)  # a fixed name from _HOMES
     globals()[name] = value  # the next look-up is a plain attribute
     return value
+
+
+if not TYPE_CHECKING:  # type checkers read the imports above: a catch-all would type typos Any
+    __getattr__ = _lazy
 
 
 def __dir__() -> list[str]:
@@ -155,7 +160,7 @@ class _Package(_compat.Package):
     def __setattr__(self, name: str, value: object) -> None:
         if isinstance(value, type(_sys)):
             if name in _HOMES and name not in self.__dict__:
-                __getattr__(name)  # the function first; the module is then not set over it
+                _lazy(name)  # the function first; the module is then not set over it
             if name == "parallel":
                 vars(value)["__getattr__"] = _compat._parallel_attribute  # PEP 562 hook
         super().__setattr__(name, value)

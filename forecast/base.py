@@ -49,8 +49,9 @@ from forecast.training.update import UpdateMethods
 
 if TYPE_CHECKING:
     # scikit-learn ships no type hints: seen through its untyped base, every estimator would
-    # derive from Any and type checkers would accept any constructor argument. This typed view
-    # keeps the declared parameters exact; other attributes stay Any, as with sklearn's base.
+    # derive from Any and type checkers would accept any constructor argument and attribute.
+    # This typed view has no __getattr__: an attribute is a parameter, a fitted attribute
+    # declared by the class that sets it, or an error (``model.hiden_size``).
     class BaseEstimator:  # noqa: D101
         def get_params(self, deep: bool = True) -> dict[str, Any]: ...  # noqa: D102
         def set_params(self, **params: Any) -> Self: ...  # noqa: D102
@@ -58,8 +59,6 @@ if TYPE_CHECKING:
         def _get_param_names(cls) -> list[str]: ...
         def __getstate__(self) -> dict[str, Any]: ...
         def __setstate__(self, state: dict[str, Any]) -> None: ...
-        def __getattr__(self, name: str) -> Any: ...
-        def __setattr__(self, name: str, value: Any) -> None: ...
 
 else:
     from sklearn.base import BaseEstimator
@@ -80,7 +79,11 @@ class BaseForecaster(UpdateMethods, SavedFolderMethods, ForecastPipeline, BaseEs
     """
 
     _scale_targets: bool = True
-    freq_: pd.DateOffset  # set by fit: the step of the fitted index
+
+    # fitted attributes set by ``_prepare_fit`` beside those ForecastPipeline reads (columns_,
+    # freq_, tz_, index_name_, input_kind_, the covariates, scalers and train_tail_); fit
+    # also starts the lineage (lineage_, updated_through_, n_updates_: UpdateMethods)
+    training_covariates_: str | None  # what the future covariates were during training
 
     def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         raise NotImplementedError

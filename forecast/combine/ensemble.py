@@ -13,45 +13,35 @@ neural model.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import check_is_fitted
 
 from forecast.base import BaseForecaster, FrameLike
 from forecast.combine import weights as W
 from forecast.frames import validation as V
+from forecast.models.declare import declare_params, param
 from forecast.models.fit_cache import fit as fit_once
 from forecast.training.callbacks import EpochsOnly
 
+if TYPE_CHECKING:
+    # scikit-learn ships no type hints: an untyped base would make every attribute of the
+    # ensemble Any (a misspelled one too); this is the part of it the ensemble calls
+    class _BaseComposition:
+        def _get_params(self, attr: str, deep: bool = True) -> dict[str, Any]: ...
+        def _set_params(self, attr: str, **params: Any) -> Self: ...
+        def _validate_names(self, names: list[str]) -> None: ...
 
+else:
+    from sklearn.utils.metaestimators import _BaseComposition
+
+
+@declare_params()
 class EnsembleForecaster(BaseForecaster, _BaseComposition):
     """Weighted mean of the point forecasts of several estimators.
-
-    Parameters
-    ----------
-    estimators : list of (str, BaseForecaster)
-        The members, each with a unique name that is a Python identifier without ``__``
-        (nested parameters read ``<name>__<param>``). They are cloned in ``fit``, never
-        changed. All members forecast the same target columns; each sees the covariate
-        columns it declares.
-    weights : sequence of float, 2-D array-like or DataFrame, optional
-        With ``weights_by=None``: one non-negative weight per member, not all zero. With
-        ``weights_by="hour"``: 24 rows (hours 0-23) of one weight per member, as a list of
-        lists, a 2-D array, or a DataFrame indexed by the hours 0-23 with one column per
-        member name; every row non-negative and not all zero. Normalised to sum to 1 (each
-        row). Default: equal weights. A saved model keeps lists (as
-        :func:`forecast.blend_weights` returns and specs give); arrays and DataFrames
-        cannot be saved.
-    weights_by : {None, "hour"}, default=None
-        None: one set of weights for every forecast value. ``"hour"``: each forecast value
-        is combined with the row of ``weights`` of the clock hour of its target time, in
-        the time zone of the fitted data (tz-aware data: the local hour, across daylight
-        saving changes too; naive data: the clock hour as given). A sub-hourly step uses
-        the hour it lies in; data sampled more coarsely than hourly is refused.
 
     Attributes
     ----------
@@ -88,15 +78,37 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
     EnsembleForecaster(...)
     """
 
-    def __init__(
-        self,
-        estimators: list[tuple[str, BaseForecaster]] | None = None,
-        weights: Sequence[Any] | np.ndarray | pd.DataFrame | None = None,
-        weights_by: str | None = None,
-    ) -> None:
-        self.estimators = estimators
-        self.weights = weights
-        self.weights_by = weights_by
+    estimators: list[tuple[str, BaseForecaster]] | None = param(
+        default=None,
+        type="list of (str, BaseForecaster)",
+        doc="""The members, each with a unique name that is a Python identifier without ``__``
+        (nested parameters read ``<name>__<param>``). They are cloned in ``fit``, never
+        changed. All members forecast the same target columns; each sees the covariate
+        columns it declares.""",
+        kw_only=False,
+    )
+    weights: Sequence[Any] | np.ndarray | pd.DataFrame | None = param(
+        default=None,
+        type="sequence of float, 2-D array-like or DataFrame",
+        doc="""With ``weights_by=None``: one non-negative weight per member, not all zero. With
+        ``weights_by="hour"``: 24 rows (hours 0-23) of one weight per member, as a list of
+        lists, a 2-D array, or a DataFrame indexed by the hours 0-23 with one column per
+        member name; every row non-negative and not all zero. Normalised to sum to 1 (each
+        row). None: equal weights. A saved model keeps lists (as
+        :func:`forecast.blend_weights` returns and specs give); arrays and DataFrames
+        cannot be saved.""",
+        kw_only=False,
+    )
+    weights_by: Literal["hour"] | None = param(
+        default=None,
+        type='{None, "hour"}',
+        doc="""None: one set of weights for every forecast value. ``"hour"``: each forecast value
+        is combined with the row of ``weights`` of the clock hour of its target time, in
+        the time zone of the fitted data (tz-aware data: the local hour, across daylight
+        saving changes too; naive data: the clock hour as given). A sub-hourly step uses
+        the hour it lies in; data sampled more coarsely than hourly is refused.""",
+        kw_only=False,
+    )
 
     # ------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -211,9 +223,9 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
                     f"{members[0][0]!r} forecasts {list(first.columns_)}: members must share "
                     "their target columns"
                 )
-        self.estimators_ = fitted
-        self.names_ = [name for name, _ in members]
-        self.weights_ = self._normalised_weights()
+        self.estimators_: list[BaseForecaster] = fitted
+        self.names_: list[str] = [name for name, _ in members]
+        self.weights_: np.ndarray = self._normalised_weights()  # (M,) or (24, M)
         self.columns_, self.freq_, self.tz_ = list(first.columns_), first.freq_, first.tz_
         self.input_kind_, self.index_name_ = first.input_kind_, first.index_name_
         self.future_covariates_, self.past_covariates_ = self._covariate_names()
@@ -245,9 +257,10 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
             )
             for est in self.estimators_
         ]
-        if isinstance(forecasts[0], dict):
-            return {k: self._combine([f[k] for f in forecasts]) for k in forecasts[0]}
-        return self._combine(forecasts)
+        if isinstance(forecasts[0], dict):  # every member returns the container it was given
+            tables = cast(list[dict[Any, pd.DataFrame]], forecasts)
+            return {k: self._combine([f[k] for f in tables]) for k in tables[0]}
+        return self._combine(cast(list[pd.DataFrame], forecasts))
 
     def _predict_origins_frames(
         self,

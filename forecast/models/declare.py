@@ -30,6 +30,7 @@ may also be passed by position, inherited ones first (the order type checkers us
 
 from __future__ import annotations
 
+import abc
 import inspect
 import re
 import textwrap
@@ -228,6 +229,7 @@ def declare_params(*own: Param, defaults: Mapping[str, Any] | None = None) -> Ca
         init.__module__ = cls.__module__
         cls.__init__ = init  # type: ignore[misc]  # replacing __init__ is the decorator's job
         cls.__doc__ = _with_parameters(cls.__doc__, table)
+        abc.update_abstractmethods(cls)  # an abstract __init__ of a base is now implemented
         return cls
 
     return decorate

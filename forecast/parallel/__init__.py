@@ -21,7 +21,11 @@ hint (:mod:`forecast.parallel.cluster`, ``docs/ray.md``).
 from __future__ import annotations
 
 import importlib as _importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the lazy names, for type checkers (a test keeps them equal to _HOMES)
+    from forecast.parallel.engine import ENGINES, ray_session
+    from forecast.parallel.many import fit_many
 
 _HOMES = {  # loaded on first use: the engine checks need neither scikit-learn nor torch
     "ENGINES": "forecast.parallel.engine",
@@ -32,12 +36,17 @@ _HOMES = {  # loaded on first use: the engine checks need neither scikit-learn n
 __all__ = ["ENGINES", "fit_many", "ray_session"]
 
 
-def __getattr__(name: str) -> Any:
+def _lazy(name: str) -> Any:
+    """Return ``name``, imported from its home on first use (PEP 562)."""
     if name in _HOMES:
         value = getattr(_importlib.import_module(_HOMES[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'forecast.parallel' has no attribute {name!r}")
+
+
+if not TYPE_CHECKING:  # type checkers read the imports above: a catch-all would type typos Any
+    __getattr__ = _lazy
 
 
 def __dir__() -> list[str]:

@@ -10,7 +10,13 @@ import torch, which :mod:`~forecast.persistence.format` needs for weights.
 """
 
 import importlib as _importlib
+from typing import TYPE_CHECKING
 from typing import Any as _Any
+
+if TYPE_CHECKING:  # the lazy names, for type checkers (a test keeps them equal to _HOMES)
+    from forecast.persistence.errors import ModelFormatError
+    from forecast.persistence.format import load, save
+    from forecast.persistence.registry import register_estimator
 
 _HOMES = {
     "ModelFormatError": "forecast.persistence.errors",
@@ -22,12 +28,17 @@ _HOMES = {
 __all__ = ["ModelFormatError", "load", "register_estimator", "save"]
 
 
-def __getattr__(name: str) -> _Any:
+def _lazy(name: str) -> _Any:
+    """Return ``name``, imported from its home on first use (PEP 562)."""
     if name in _HOMES:
         value = getattr(_importlib.import_module(_HOMES[name]), name)
         globals()[name] = value  # later look-ups skip this function
         return value
     raise AttributeError(f"module 'forecast.persistence' has no attribute {name!r}")
+
+
+if not TYPE_CHECKING:  # type checkers read the imports above: a catch-all would type typos Any
+    __getattr__ = _lazy
 
 
 def __dir__() -> list[str]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,7 @@ from forecast.frames.quantiles import (
     quantile_column,
 )
 from forecast.frames.slices import series_index, union_index
+from forecast.models.declare import declare_params, param
 from forecast.models.fit_cache import fit as fit_once
 from forecast.probabilistic.bands import interval_columns
 from forecast.probabilistic.rolling import fit_end_tables, parse_window, rolling_levels
@@ -57,54 +58,9 @@ from forecast.training.callbacks import EpochsOnly
 METHODS = ("signed", "symmetric")
 
 
+@declare_params()
 class ConformalForecaster(BaseForecaster):
     """Calibrated prediction intervals for any estimator (split conformal, optionally ACI).
-
-    Parameters
-    ----------
-    estimator : BaseForecaster
-        The point forecaster; cloned for calibration and for the final fit, never changed.
-    coverage : float or tuple of float
-        Nominal coverage of the central intervals, e.g. 0.8 or ``(0.8, 0.95)``. Coverage
-        ``c`` gives the quantile levels ``(1 - c) / 2`` and ``(1 + c) / 2``, so ``0.8``
-        gives the columns ``<column>_q0.1`` and ``<column>_q0.9``.
-    calibration : float, int or str
-        Static mode: length of the calibration period at the end of the fit data: a fraction
-        of its rows (float in (0, 1)), a number of rows (int) or a duration such as
-        ``"365D"``. Not used with ``window``.
-    window : str or Timedelta, optional
-        Rolling mode: calibrate the forecast issued at origin ``t`` on the forecasts from
-        the origins ``t - k * stride`` within this duration before ``t`` (e.g. ``"56D"``)
-        whose whole ``horizon`` is observed by ``t``. ``predict(history=...)`` and
-        ``predict_origins`` then need history from ``window`` plus the estimator's context
-        before each origin (with ``adaptive``, before the end of the fit data); ``predict``
-        without history uses the window before the end of the fit data. None (default):
-        static calibration.
-    horizon : int, optional
-        Steps ahead the intervals are calibrated for (forecasts may not go further).
-        Default: the estimator's ``horizon`` parameter, else 24.
-    stride : int
-        Steps between calibration origins (and between the forecasts replayed by
-        ``adaptive``). Static origins lie whole strides before the end of the fit data, so
-        with a one-day stride they share its clock time: in a day-ahead backtest, that of the
-        forecasts scored. Rolling origins lie whole strides before each forecast's origin,
-        on the local clock of ``timezone`` (or the data's zone) when a stride is whole days.
-    method : {"signed", "symmetric"}
-        ``"signed"``: bounds are quantiles of the signed residuals (asymmetric intervals
-        that absorb a bias); ``"symmetric"``: the point forecast plus/minus a quantile of
-        the absolute residuals (needs half as many residuals).
-    per_step : bool
-        Calibrate each step ahead separately (else one pool over steps).
-    by_hour : bool
-        For sub-daily data, calibrate each (step, local hour of the forecast timestamp)
-        separately; groups with too few residuals fall back to the step's pool.
-    adaptive : bool
-        Adapt the miscoverage level to the coverage achieved since the fit (ACI).
-    gamma : float
-        ACI step size.
-    timezone : str, optional
-        Time zone of the hour groups and of the rolling origins' clock (default: the
-        data's own zone, or naive clock time).
 
     Attributes
     ----------
@@ -145,34 +101,82 @@ class ConformalForecaster(BaseForecaster):
     >>> rolling = ConformalForecaster(SeasonalNaive(season="7D"), window="56D", stride=24)
     """
 
-    def __init__(
-        self,
-        estimator: BaseForecaster | None = None,
-        *,
-        coverage: float | Sequence[float] = 0.8,
-        calibration: float | int = 0.2,
-        window: str | pd.Timedelta | None = None,
-        horizon: int | None = None,
-        stride: int = 1,
-        method: str = "signed",
-        per_step: bool = True,
-        by_hour: bool = True,
-        adaptive: bool = False,
-        gamma: float = 0.005,
-        timezone: str | None = None,
-    ) -> None:
-        self.estimator = estimator
-        self.coverage = coverage
-        self.calibration = calibration
-        self.window = window
-        self.horizon = horizon
-        self.stride = stride
-        self.method = method
-        self.per_step = per_step
-        self.by_hour = by_hour
-        self.adaptive = adaptive
-        self.gamma = gamma
-        self.timezone = timezone
+    estimator: BaseForecaster | None = param(
+        default=None,
+        type="BaseForecaster",
+        doc="The point forecaster; cloned for calibration and for the final fit, never changed.",
+        kw_only=False,
+    )
+    coverage: float | Sequence[float] = param(
+        default=0.8,
+        type="float or tuple of float",
+        doc="""Nominal coverage of the central intervals, e.g. 0.8 or ``(0.8, 0.95)``. Coverage
+        ``c`` gives the quantile levels ``(1 - c) / 2`` and ``(1 + c) / 2``, so ``0.8``
+        gives the columns ``<column>_q0.1`` and ``<column>_q0.9``.""",
+    )
+    calibration: float | str = param(
+        default=0.2,
+        type="float, int or str",
+        doc="""Static mode: length of the calibration period at the end of the fit data: a
+        fraction of its rows (float in (0, 1)), a number of rows (int) or a duration such as
+        ``"365D"``. Not used with ``window``.""",
+    )
+    window: str | pd.Timedelta | None = param(
+        default=None,
+        type="str or Timedelta or None",
+        doc="""Rolling mode: calibrate the forecast issued at origin ``t`` on the forecasts from
+        the origins ``t - k * stride`` within this duration before ``t`` (e.g. ``"56D"``)
+        whose whole ``horizon`` is observed by ``t``. ``predict(history=...)`` and
+        ``predict_origins`` then need history from ``window`` plus the estimator's context
+        before each origin (with ``adaptive``, before the end of the fit data); ``predict``
+        without history uses the window before the end of the fit data. None: static
+        calibration.""",
+    )
+    horizon: int | None = param(
+        default=None,
+        type="int or None",
+        doc="""Steps ahead the intervals are calibrated for (forecasts may not go further).
+        None: the estimator's ``horizon`` parameter, else 24.""",
+    )
+    stride: int = param(
+        default=1,
+        type="int",
+        doc="""Steps between calibration origins (and between the forecasts replayed by
+        ``adaptive``). Static origins lie whole strides before the end of the fit data, so
+        with a one-day stride they share its clock time: in a day-ahead backtest, that of the
+        forecasts scored. Rolling origins lie whole strides before each forecast's origin,
+        on the local clock of ``timezone`` (or the data's zone) when a stride is whole days.""",
+    )
+    method: Literal["signed", "symmetric"] = param(
+        default="signed",
+        type='{"signed", "symmetric"}',
+        doc="""``"signed"``: bounds are quantiles of the signed residuals (asymmetric intervals
+        that absorb a bias); ``"symmetric"``: the point forecast plus/minus a quantile of
+        the absolute residuals (needs half as many residuals).""",
+    )
+    per_step: bool = param(
+        default=True,
+        type="bool",
+        doc="Calibrate each step ahead separately (else one pool over steps).",
+    )
+    by_hour: bool = param(
+        default=True,
+        type="bool",
+        doc="""For sub-daily data, calibrate each (step, local hour of the forecast timestamp)
+        separately; groups with too few residuals fall back to the step's pool.""",
+    )
+    adaptive: bool = param(
+        default=False,
+        type="bool",
+        doc="Adapt the miscoverage level to the coverage achieved since the fit (ACI).",
+    )
+    gamma: float = param(default=0.005, type="float", doc="ACI step size.")
+    timezone: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Time zone of the hour groups and of the rolling origins' clock (None: the
+        data's own zone, or naive clock time).""",
+    )
 
     # ------------------------------------------------------------ parameters
     def _check_params(self) -> None:
@@ -234,7 +238,7 @@ class ConformalForecaster(BaseForecaster):
         """Fit the estimator on all of ``X`` (callbacks see its epochs) and tabulate."""
         frames, kind, index, horizon, static = prepared
         epochs = [EpochsOnly(c) for c in callbacks]
-        self.estimator_ = fit_once(clone(self.estimator), X, epochs)
+        self.estimator_: BaseForecaster = fit_once(clone(self.estimator), X, epochs)
         est = self.estimator_
         self.columns_ = est.columns_
         self.freq_ = est.freq_
@@ -245,7 +249,7 @@ class ConformalForecaster(BaseForecaster):
         self.future_covariates_ = list(est.future_covariates_)
         self.series_keys_ = list(frames)
         self.levels_ = central_levels(check_coverage(self.coverage))
-        self.fit_end_ = index[-1]
+        self.fit_end_: pd.Timestamp = index[-1]
         self.steps_ = horizon
         self.sub_daily_ = pd.Timedelta(index[1] - index[0]) < pd.Timedelta("1D")
         if static is not None:
@@ -253,7 +257,7 @@ class ConformalForecaster(BaseForecaster):
             table, n = static_table(self, pred, frames, kind, index)
         else:
             table, n, first = fit_end_tables(self, frames)
-        self.calibration_start_ = first
+        self.calibration_start_: pd.Timestamp | None = first
         self.scores_ = table.table
         self.counts_ = table.counts
         self.groups_ = table.group

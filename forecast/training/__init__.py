@@ -9,7 +9,25 @@ importable from this package, as they were from the module ``forecast.training``
 """
 
 import importlib as _importlib
+from typing import TYPE_CHECKING
 from typing import Any as _Any
+
+if TYPE_CHECKING:  # the lazy names, for type checkers (a test keeps them equal to _HOMES)
+    from forecast.training.device import resolve_device
+    from forecast.training.loop import (
+        CHECKPOINT_FILE,
+        SCHEDULERS,
+        TrainConfig,
+        TrainResult,
+        build_scheduler,
+        clip_and_step,
+        evaluate,
+        optimizer_step,
+        run_epoch,
+        seeded,
+        train,
+    )
+    from forecast.training.resume import save_checkpoint
 
 _LOOP = "forecast.training.loop"
 _HOMES = {  # loaded on first use: the command line imports threads and progress without torch
@@ -45,12 +63,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> _Any:
+def _lazy(name: str) -> _Any:
+    """Return ``name``, imported from its home on first use (PEP 562)."""
     if name in _HOMES:
         value = getattr(_importlib.import_module(_HOMES[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'forecast.training' has no attribute {name!r}")
+
+
+if not TYPE_CHECKING:  # type checkers read the imports above: a catch-all would type typos Any
+    __getattr__ = _lazy
 
 
 def __dir__() -> list[str]:

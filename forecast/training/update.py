@@ -48,6 +48,10 @@ class UpdateMethods:
     """The ``update`` method and the lineage it records (``lineage_``, ``updated_through_``)."""
 
     _update_rule: str = "refit"
+    # the lineage, started by fit and extended by every update
+    lineage_: list[dict[str, Any]]  # one record per fit and update (oldest updates folded)
+    updated_through_: pd.Timestamp | dict[Any, pd.Timestamp]  # last timestamp (per series)
+    n_updates_: int
 
     if TYPE_CHECKING:  # what BaseForecaster supplies
         columns_: list[str]

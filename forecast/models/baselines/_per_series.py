@@ -48,6 +48,8 @@ class StatsBaseline(BaseForecaster):
 
     _scale_targets = False
     _update_rule = "extend"  # update: the fitted state stays, new rows extend the history kept
+    train_window: int | str | None  # a parameter each subclass declares
+    spec_: dict[str, Any]  # set by fit: the model's specification
 
     # -------------------------------------------------------------- engine
     def _spec(self) -> dict[str, Any]:

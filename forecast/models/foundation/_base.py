@@ -16,17 +16,19 @@ the same file) on its first forecast.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames.quantiles import check_levels
+from forecast.models.declare import declare_params, param
 from forecast.models.foundation._weights import check_unchanged, pin_hub, weights_reference
 from forecast.training.device import resolve_device
 
-__all__ = ["FoundationForecaster", "levels_from_grid"]
+__all__ = ["FoundationForecaster", "FoundationParams", "levels_from_grid"]
 
 
 def levels_from_grid(
@@ -72,11 +74,51 @@ def levels_from_grid(
     return ordered[..., lower] * (1.0 - weight) + ordered[..., upper] * weight
 
 
-class FoundationForecaster(BaseForecaster):
+@declare_params()
+class FoundationParams:
+    """The parameters every pretrained forecaster takes (keyword-only), declared once."""
+
+    revision: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Hub revision (branch, tag or commit hash) of a hub id; pin a commit for
+        reproducible forecasts.""",
+    )
+    context_length: int | None = param(
+        default=None,
+        type="int or None",
+        doc="Rows of history read per forecast; None: as many as the model reads.",
+    )
+    quantiles: Sequence[float] = param(
+        default=(0.1, 0.5, 0.9),
+        type="tuple of float",
+        doc="Levels that ``predict(quantiles=True)`` returns (the median is always forecast).",
+    )
+    batch_size: int = param(
+        default=256,
+        type="int",
+        doc="Series per forward pass (as the model counts them: see the class description).",
+    )
+    device: str = param(
+        default="auto",
+        type="str",
+        doc='``"auto"`` (CUDA when present), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.',
+    )
+    nan_policy: Literal["raise", "interpolate"] = param(
+        default="raise",
+        type='{"raise", "interpolate"}',
+        doc="What to do with missing values in the history.",
+    )
+    fill_gaps: bool = param(
+        default=False, type="bool", doc="Insert missing timestamps and interpolate them."
+    )
+
+
+class FoundationForecaster(FoundationParams, BaseForecaster):
     """Base of the pretrained forecasters (subclasses load and call one model family).
 
-    Subclasses take ``weights``, ``revision``, ``context_length``, ``quantiles``, ``device``
-    and ``batch_size`` and implement ``_load_model(reference, device)``,
+    A family declares its ``weights`` parameter (its own default checkpoint) in front of the
+    :class:`FoundationParams` and implements ``_load_model(reference, device)``,
     ``_model_context_length(model)``, ``_model_levels(model)`` and ``_forecast(model,
     contexts, horizon)``; the class attribute ``_weights_file`` names the weight file of a
     local checkpoint folder.
@@ -84,12 +126,7 @@ class FoundationForecaster(BaseForecaster):
 
     _scale_targets = False  # the models normalise each series themselves
     _weights_file = ""
-    weights: Any
-    revision: Any
-    context_length: Any
-    quantiles: Any
-    device: Any
-    batch_size: Any
+    weights: str  # a parameter each family declares, with its own default checkpoint
 
     # -------------------------------------------------------------- subclass hooks
     def _load_model(self, reference: dict[str, Any], device: str) -> Any:
@@ -134,7 +171,7 @@ class FoundationForecaster(BaseForecaster):
         name = type(self).__name__
         context, levels, _ = self._checked_params()
         reference = weights_reference(self.weights, self.revision, self._weights_file, name)
-        self.device_ = resolve_device(self.device)
+        self.device_: str = resolve_device(self.device)
         model = self._read(reference)
         reference = pin_hub(reference, self._weights_file)  # the hub commit that was read
         longest = int(self._model_context_length(model))
@@ -145,11 +182,12 @@ class FoundationForecaster(BaseForecaster):
         grid = tuple(float(q) for q in self._model_levels(model))
         levels_from_grid(np.zeros((1, len(grid))), grid, levels, name)  # levels within the grid
         self._model = model
-        self.weights_reference_ = reference
-        self.model_context_length_ = longest
-        self.context_length_ = longest if context is None else context
-        self.model_levels_ = grid
-        self.quantile_levels_ = tuple(sorted({*levels, 0.5}))  # the median is the point
+        self.weights_reference_: dict[str, Any] = reference
+        self.model_context_length_: int = longest
+        self.context_length_: int = longest if context is None else context
+        self.model_levels_: tuple[float, ...] = grid
+        # the median is the point
+        self.quantile_levels_: tuple[float, ...] = tuple(sorted({*levels, 0.5}))
         self.train_tail_ = {k: f.iloc[-self.context_length_ :] for k, f in self.train_tail_.items()}
 
     def _quantile_levels(self) -> tuple[float, ...]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from forecast.base import SeriesArrays
+from forecast.models.declare import declare_params, param
 from forecast.models.foundation._base import FoundationForecaster
 from forecast.models.foundation._weights import hub_revision
 
@@ -19,6 +21,7 @@ _MISSING = (
 )
 
 
+@declare_params()
 class Chronos2Forecaster(FoundationForecaster):
     """Chronos-2, a pretrained encoder that forecasts quantiles zero-shot, with covariates.
 
@@ -33,45 +36,13 @@ class Chronos2Forecaster(FoundationForecaster):
 
     The point forecast is the median; ``predict(quantiles=True)`` adds the ``quantiles``
     levels, read from the model's 21 levels (0.01 ... 0.99) by linear interpolation.
+    ``context_length=None`` reads the model's maximum context (8192 steps for the published
+    Chronos-2); ``batch_size`` counts every target and covariate column as one series.
 
     Needs the extra ``forecast-toolkit[foundation]`` (``chronos-forecasting``), imported only when
     the weights are loaded. The weights are read from a local folder (``save_pretrained``
     output: ``config.json`` and ``model.safetensors``) or from the model hub through the
     hub's cache (``HF_HOME``; ``HF_HUB_OFFLINE=1`` never downloads).
-
-    Parameters
-    ----------
-    weights : str, default="amazon/chronos-2"
-        A local checkpoint folder, or a hub id (a str, as saved folders store it).
-    revision : str, optional
-        Hub revision (branch, tag or commit hash) of a hub id; pin a commit for
-        reproducible forecasts.
-    context_length : int, optional
-        Rows of history read per forecast; default: the model's maximum (8192 for the
-        published Chronos-2).
-    quantiles : tuple of float, default=(0.1, 0.5, 0.9)
-        Levels that ``predict(quantiles=True)`` returns (the median is always forecast).
-    future_covariates : list of str, optional
-        Columns known in advance (e.g. the grid operators' forecast, weather forecasts).
-    past_covariates : list of str, optional
-        Columns observed up to the forecast origin only.
-    calendar : bool, default=False
-        Add calendar features as future covariates.
-    country : str, optional
-        Holiday calendar of the calendar features (``"DE"``).
-    timezone : str, optional
-        Local time zone of the calendar features (default: the data's own).
-    cross_learning : bool, default=False
-        Let the series of one call attend to each other (Chronos-2's group attention);
-        forecasts then depend on the batch.
-    batch_size : int, default=256
-        Series (targets and covariates counted) per forward pass.
-    device : str, default="auto"
-        ``"auto"`` (CUDA when present), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing values in the history.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -101,37 +72,41 @@ class Chronos2Forecaster(FoundationForecaster):
 
     _weights_file = "model.safetensors"
 
-    def __init__(
-        self,
-        weights: str = "amazon/chronos-2",
-        revision: str | None = None,
-        context_length: int | None = None,
-        quantiles: tuple[float, ...] = (0.1, 0.5, 0.9),
-        future_covariates: list[str] | None = None,
-        past_covariates: list[str] | None = None,
-        calendar: bool = False,
-        country: str | None = None,
-        timezone: str | None = None,
-        cross_learning: bool = False,
-        batch_size: int = 256,
-        device: str = "auto",
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-    ):
-        self.weights = weights
-        self.revision = revision
-        self.context_length = context_length
-        self.quantiles = quantiles
-        self.future_covariates = future_covariates
-        self.past_covariates = past_covariates
-        self.calendar = calendar
-        self.country = country
-        self.timezone = timezone
-        self.cross_learning = cross_learning
-        self.batch_size = batch_size
-        self.device = device
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    weights: str = param(
+        default="amazon/chronos-2",
+        type="str",
+        doc="A local checkpoint folder, or a hub id (a str, as saved folders store it).",
+        kw_only=False,
+    )
+    future_covariates: Sequence[str] | None = param(
+        default=None,
+        type="list of str or None",
+        doc="Columns known in advance (e.g. the grid operators' forecast, weather forecasts).",
+    )
+    past_covariates: Sequence[str] | None = param(
+        default=None,
+        type="list of str or None",
+        doc="Columns observed up to the forecast origin only.",
+    )
+    calendar: bool = param(
+        default=False, type="bool", doc="Add calendar features as future covariates."
+    )
+    country: str | None = param(
+        default=None,
+        type="str or None",
+        doc='Holiday calendar of the calendar features (``"DE"``).',
+    )
+    timezone: str | None = param(
+        default=None,
+        type="str or None",
+        doc="Local time zone of the calendar features (None: the data's own).",
+    )
+    cross_learning: bool = param(
+        default=False,
+        type="bool",
+        doc="""Let the series of one call attend to each other (Chronos-2's group attention);
+        forecasts then depend on the batch.""",
+    )
 
     def _load_model(self, reference: dict[str, Any], device: str) -> Any:
         try:

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from forecast.base import SeriesArrays
+from forecast.models.declare import declare_params, param
 from forecast.models.foundation._base import FoundationForecaster
 from forecast.models.foundation._weights import hub_revision
 
@@ -21,6 +22,7 @@ _MISSING = (
 )
 
 
+@declare_params(defaults={"batch_size": 512})
 class TiRexForecaster(FoundationForecaster):
     """TiRex, a pretrained xLSTM that forecasts quantiles zero-shot from the history alone.
 
@@ -31,32 +33,14 @@ class TiRexForecaster(FoundationForecaster):
 
     The point forecast is the median; ``predict(quantiles=True)`` adds the ``quantiles``
     levels, read from the model's nine levels (0.1 ... 0.9) by linear interpolation (levels
-    outside 0.1 ... 0.9 raise).
+    outside 0.1 ... 0.9 raise). ``context_length=None`` reads the model's training context
+    (2048 steps for the published TiRex); shorter histories are padded as missing.
+    ``batch_size`` counts every target column as one series.
 
     Needs the extra ``forecast-toolkit[foundation]`` (``tirex-ts``), imported only when the weights
     are loaded. It runs TiRex's plain torch sLSTM (CPU or GPU, no custom CUDA kernels).
     The weights are a local ``model.ckpt`` (or a folder holding one) or a hub id read
     through the hub's cache. The TiRex weights come under the NXAI Community License.
-
-    Parameters
-    ----------
-    weights : str, default="NX-AI/TiRex"
-        A local checkpoint file or folder, or a hub id (a str, as saved folders store it).
-    revision : str, optional
-        Hub revision (branch, tag or commit hash) of a hub id.
-    context_length : int, optional
-        Rows of history read per forecast; default: the model's training context (2048
-        for the published TiRex). Shorter histories are padded as missing.
-    quantiles : tuple of float, default=(0.1, 0.5, 0.9)
-        Levels that ``predict(quantiles=True)`` returns (the median is always forecast).
-    batch_size : int, default=512
-        Series per forward pass.
-    device : str, default="auto"
-        ``"auto"`` (CUDA when present), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
-    nan_policy : {"raise", "interpolate"}, default="raise"
-        What to do with missing values in the history.
-    fill_gaps : bool, default=False
-        Insert missing timestamps and interpolate them.
 
     Attributes
     ----------
@@ -83,25 +67,13 @@ class TiRexForecaster(FoundationForecaster):
 
     _weights_file = "model.ckpt"
 
-    def __init__(
-        self,
-        weights: str = "NX-AI/TiRex",
-        revision: str | None = None,
-        context_length: int | None = None,
-        quantiles: tuple[float, ...] = (0.1, 0.5, 0.9),
-        batch_size: int = 512,
-        device: str = "auto",
-        nan_policy: str = "raise",
-        fill_gaps: bool = False,
-    ):
-        self.weights = weights
-        self.revision = revision
-        self.context_length = context_length
-        self.quantiles = quantiles
-        self.batch_size = batch_size
-        self.device = device
-        self.nan_policy = nan_policy
-        self.fill_gaps = fill_gaps
+    weights: str = param(
+        default="NX-AI/TiRex",
+        type="str",
+        doc="""A local checkpoint file or folder, or a hub id (a str, as saved folders store
+        it).""",
+        kw_only=False,
+    )
 
     def _load_model(self, reference: dict[str, Any], device: str) -> Any:
         try:
