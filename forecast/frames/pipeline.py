@@ -74,10 +74,10 @@ class ForecastPipeline:
 
     Two entry points are the pipeline's two halves, for every feature that reads a forecast's
     inputs or outputs (explanations, attention maps, a model forecasting for another):
-    :meth:`_frames_to_arrays` (frames to the :class:`SeriesArrays` a network reads: the steps
-    ``predict`` runs) and :meth:`_predict_values` (arrays to forecasts in the data's units;
-    :meth:`_to_data_units` and :meth:`_from_data_units` map targets between the units,
-    :meth:`_to_frames` frames forecasts).
+    :meth:`_frames_to_arrays` (frames to the :class:`~forecast.frames.series.SeriesArrays` a
+    network reads: the steps ``predict`` runs) and :meth:`_predict_values` (arrays to
+    forecasts in the data's units; :meth:`_to_data_units` and :meth:`_from_data_units` map
+    targets between the units, :meth:`_to_frames` frames forecasts).
 
     Time zones: the series of one call are all naive or all in one time zone. Data given
     after the fit (``history=``, ``predict_origins``, ``future=``) must be naive when the fit
