@@ -6,8 +6,9 @@ time zone and step, :func:`forecast.frames.lineage.continuity`), then calls the 
 ``_update_frames`` by the class's ``_update_rule``, and appends a lineage record:
 
 ``"continue"``
-    Neural estimators (:mod:`forecast.models.neural_update`): training continues from the
-    current weights on the new rows, with the kept context in front and the fitted scalers.
+    Neural estimators (:class:`forecast.models.neural.NeuralForecaster`): training continues
+    from the current weights on the new rows, with the kept context in front and the fitted
+    scalers.
 ``"extend"``
     Estimators whose fitted parameters stay and whose state is the recent history (naive,
     seasonal naive, constant velocity, the statsmodels baselines: exponential smoothing,
