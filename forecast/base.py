@@ -107,9 +107,6 @@ class BaseForecaster(UpdateMethods, SavedFolderMethods, ForecastPipeline, BaseEs
         """Rows of training data kept for ``predict`` without history (None: all)."""
         return None
 
-    def _covariate_names(self) -> tuple[list[str], list[str]]:
-        """Return the declared ``(future, past)`` covariate columns."""
-        return FrameOptions.of(self).covariates()
     def _decompose(self, series: SeriesArrays, horizon: int) -> Decomposition:
         """Split the forecast of ``series`` into its inputs' terms (hook of ``explain``).
 
@@ -121,6 +118,9 @@ class BaseForecaster(UpdateMethods, SavedFolderMethods, ForecastPipeline, BaseEs
             "with method='auto' or 'shapley'"
         )
 
+    def _covariate_names(self) -> tuple[list[str], list[str]]:
+        """Return the declared ``(future, past)`` covariate columns."""
+        return FrameOptions.of(self).covariates()
 
     def _prepare_fit(self, X: FrameLike) -> Any:
         """Validate ``X``, set the fitted metadata and scalers; return ``(frames, kind)``."""
