@@ -15,7 +15,8 @@ import pandas as pd
 
 from forecast.attribution import explain
 from forecast.base import BaseForecaster
-from forecast.batch.files import BatchError, first_line
+from forecast.batch.files import BatchError
+from forecast.frames.messages import first_line
 from forecast.frames.requests import split_future
 
 #: Where the table lies among the batch run's artifacts.

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from forecast.batch.cli_args import OneLineParser, add_model_argument, add_tracking_arguments
 from forecast.batch.constants import BATCH_EXPERIMENT, DAY_AHEAD, EXIT_LOCKED
 from forecast.batch.logs import LOGGER, batch_logging
+from forecast.frames.messages import first_line
 from forecast.frames.options import NAN_POLICIES
 
 if TYPE_CHECKING:
@@ -271,7 +272,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_one(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, StaleInputError, first_line  # as _cmd_batch
+    from forecast.batch.files import BatchError, StaleInputError  # as _cmd_batch
     from forecast.batch.run import run_batch  # as _cmd_batch
     from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
 
@@ -334,7 +335,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_partitions(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, first_line  # as _cmd_batch
+    from forecast.batch.files import BatchError  # as _cmd_batch
     from forecast.batch.partitions import run_partitions  # as _cmd_batch
     from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
 

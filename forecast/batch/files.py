@@ -17,6 +17,7 @@ import pandas as pd
 
 from forecast.frames import validation
 from forecast.frames.io import MixedOffsetsError, read_frame, write_table
+from forecast.frames.messages import first_line
 from forecast.frames.writes import WriteRefused
 
 OUTPUT_SUFFIXES = (".csv", ".parquet")
@@ -56,25 +57,6 @@ class BatchResult:
     input_sha256: str
     run_id: str | None = None
     model_version: str | None = None
-
-
-def first_line(err: BaseException) -> str:
-    """Return the first line of an error's message (its type's name when it has none).
-
-    The batch and the daily loop's commands log errors as one line each.
-
-    Parameters
-    ----------
-    err : BaseException
-        Any exception.
-
-    Returns
-    -------
-    str
-        The message's first line, stripped.
-    """
-    text = str(err).strip() or type(err).__name__
-    return text.splitlines()[0]
 
 
 def read_input(

@@ -13,9 +13,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from forecast.batch.files import OUTPUT_SUFFIXES, BatchError, first_line, output_path
+from forecast.batch.files import OUTPUT_SUFFIXES, BatchError, output_path
 from forecast.batch.overlap import check_partition_outputs
 from forecast.batch.run import BatchResult, forecast_file
+from forecast.frames.messages import first_line
 from forecast.persistence.manifest import ModelFormatError
 
 INPUT_SUFFIXES = (".csv", ".csv.gz", ".parquet")

@@ -18,7 +18,6 @@ from forecast.batch.files import (
     BatchResult,
     _about_input,
     check_staleness,
-    first_line,
     forecast_table,
     issue_date,
     mixed_offsets_message,
@@ -32,6 +31,7 @@ from forecast.batch.overlap import check_output_not_input
 from forecast.batch.vintages import read_vintages, with_vintage_rows
 from forecast.frames.fingerprint import fingerprint
 from forecast.frames.io import MixedOffsetsError
+from forecast.frames.messages import first_line
 from forecast.frames.quantiles import parse_levels
 from forecast.frames.requests import default_horizon, split_future
 from forecast.frames.timezones import check_timezone

@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 from mlflow.exceptions import MlflowException
 
-from forecast.batch.files import BatchError, first_line
+from forecast.batch.files import BatchError
+from forecast.frames.messages import first_line
 from forecast.frames.quantiles import parse_levels
 from forecast.tracking import _runs
 from forecast.tracking._store import client as make_client

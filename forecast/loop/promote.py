@@ -40,6 +40,7 @@ import pandas as pd
 
 from forecast.batch.files import BatchError
 from forecast.batch.logs import logger_name
+from forecast.frames.messages import first_line
 from forecast.loop.score import read_scores
 from forecast.loop.versions import ALIAS_COLUMN, VERSION_COLUMN, forecast_records
 
@@ -293,7 +294,7 @@ def promote(
                     )  # fmt: skip
                     tables[role] = table[~other]
     except MlflowException as err:
-        raise BatchError(f"model {name}: {str(err).splitlines()[0]}; nothing was changed") from None
+        raise BatchError(f"model {name}: {first_line(err)}; nothing was changed") from None
     decision = promotion_decision(
         tables["champion"], tables["challenger"], min_days=min_days, margin=margin,
         versions=(old, new),

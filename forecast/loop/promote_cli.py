@@ -7,6 +7,7 @@ import logging
 
 from forecast.batch.cli_args import add_tracking_arguments
 from forecast.batch.logs import batch_logging, logger_name
+from forecast.frames.messages import first_line
 
 __all__ = ["add_promote_parser"]
 
@@ -78,7 +79,7 @@ def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
 
 
 def _cmd_promote(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, first_line  # start-up: after parsing
+    from forecast.batch.files import BatchError  # start-up: after parsing
     from forecast.loop.promote import promote  # start-up: pandas, MLflow; after parsing
 
     with batch_logging("promote"):

@@ -32,6 +32,7 @@ from forecast.batch.logs import logger_name
 from forecast.evaluation.live import LiveAlert, forecast_scores, live_alert, tidy_forecast
 from forecast.frames import validation
 from forecast.frames.io import read_frame
+from forecast.frames.messages import first_line
 from forecast.frames.timezones import to_local
 from forecast.frames.writes import WriteRefused, refuse_inputs
 from forecast.loop.constants import PROTOCOLS
@@ -165,7 +166,7 @@ def _stored(
     try:
         frame = read_frame(path, "timestamp", timezone=options["timezone"])
     except Exception as err:  # parser errors of pandas/pyarrow included: one line
-        raise BatchError(f"forecast file {path}: {str(err).splitlines()[0]}") from None
+        raise BatchError(f"forecast file {path}: {first_line(err)}") from None
     targets, levels = _targets(frame, path)
     _check_values(frame, path)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()  # the batch run's output_sha256
@@ -369,5 +370,5 @@ def read_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
     try:
         table = read_frame(path, "origin", mixed_offsets="utc").reset_index()
     except Exception as err:  # parser errors included: one line
-        raise BatchError(f"backtest scores {path}: {str(err).splitlines()[0]}") from None
+        raise BatchError(f"backtest scores {path}: {first_line(err)}") from None
     return table

@@ -10,6 +10,7 @@ import logging
 
 from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
 from forecast.batch.logs import batch_logging, logger_name
+from forecast.frames.messages import first_line
 from forecast.loop.constants import PROTOCOLS
 
 __all__ = ["EXIT_ALERT", "add_score_parser"]
@@ -97,7 +98,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     """Run the command with timestamped log lines; return the exit code."""
     import pandas as pd  # start-up: the command's body, imported once parsing is done
 
-    from forecast.batch.files import BatchError, first_line  # as above
+    from forecast.batch.files import BatchError  # as above
     from forecast.frames.writes import WriteRefused  # as above
     from forecast.loop.score import score_forecasts  # as above
     from forecast.persistence.manifest import ModelFormatError  # as above

@@ -25,11 +25,12 @@ import pandas as pd
 from mlflow.entities import Metric
 from mlflow.exceptions import MlflowException
 
-from forecast.batch.files import BatchError, first_line
+from forecast.batch.files import BatchError
 from forecast.batch.logs import logger_name
 from forecast.batch.tracking import check_store, parse_models_uri
 from forecast.evaluation.live import LiveAlert
 from forecast.frames import validation
+from forecast.frames.messages import first_line
 from forecast.loop.versions import VERSION_COLUMN, forecast_records
 from forecast.tracking._store import client as make_client
 from forecast.tracking._store import resolve_tracking_uri

@@ -25,6 +25,7 @@ import pandas as pd
 from forecast.batch.files import BatchError, read_input
 from forecast.batch.run import load_forecaster
 from forecast.frames.cleaning import in_zone
+from forecast.frames.messages import first_line
 from forecast.loop.constants import UPDATE_EXPERIMENT
 from forecast.persistence.format import check_writable
 from forecast.persistence.manifest import ModelFormatError
@@ -103,11 +104,11 @@ def update_folder(
     try:
         check_writable(output, overwrite=True)
     except OSError as err:
-        raise BatchError(f"output {output}: {str(err).splitlines()[0]}") from None
+        raise BatchError(f"output {output}: {first_line(err)}") from None
     try:
         estimator, _ = load_forecaster(model, tracking_uri)
     except (FileNotFoundError, ModelFormatError) as err:
-        raise BatchError(f"model {model}: {str(err).splitlines()[0]}") from None
+        raise BatchError(f"model {model}: {first_line(err)}") from None
     if not hasattr(estimator, "update"):
         raise BatchError(f"model {model} is an ONNX export: update the saved model it came from")
     frame = in_zone(read_input(input, time_column, timezone), estimator.tz_, None, "input")
@@ -141,13 +142,11 @@ def update_folder(
     try:
         estimator.update(new, callbacks=callbacks, **options)
     except (ValueError, RuntimeError) as err:  # RuntimeError: a diverging neural update
-        raise BatchError(
-            f"update of {model}: {str(err).splitlines()[0]}; nothing was written"
-        ) from None
+        raise BatchError(f"update of {model}: {first_line(err)}; nothing was written") from None
     try:
         estimator.save(Path(output), overwrite=True)
     except (ValueError, OSError) as err:  # ModelFormatError: the folder would not load
-        raise BatchError(f"output {output}: {str(err).splitlines()[0]}") from None
+        raise BatchError(f"output {output}: {first_line(err)}") from None
     if register:
         info = callbacks[0].model_info
         if info is None:

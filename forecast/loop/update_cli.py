@@ -7,6 +7,7 @@ import logging
 
 from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
 from forecast.batch.logs import batch_logging, logger_name
+from forecast.frames.messages import first_line
 from forecast.loop.constants import UPDATE_EXPERIMENT
 
 __all__ = ["add_update_parser"]
@@ -68,7 +69,7 @@ def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def _cmd_update(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, first_line  # start-up: after parsing
+    from forecast.batch.files import BatchError  # start-up: after parsing
     from forecast.loop.update import update_folder  # start-up: pandas, torch; after parsing
 
     with batch_logging("update"):

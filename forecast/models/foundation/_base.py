@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
+from forecast.frames.messages import first_line
 from forecast.frames.quantiles import check_levels
 from forecast.models.declare import declare_params, param
 from forecast.models.foundation._weights import check_unchanged, pin_hub, weights_reference
@@ -214,7 +215,7 @@ class FoundationForecaster(FoundationParams, BaseForecaster):
         except ImportError:  # the extra is missing: its own message says which
             raise
         except Exception as err:  # a foreign file: the unpickler's or torch's own errors
-            detail = str(err).splitlines()[0] if str(err) else ""
+            detail = first_line(err) if str(err).strip() else ""  # its type is named already
             raise ValueError(
                 f"{where} ({reference['source']}): not a checkpoint of "
                 f"{type(self).__name__} ({type(err).__name__}: {detail})"
