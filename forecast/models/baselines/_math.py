@@ -12,11 +12,6 @@ import pandas as pd
 from forecast.frames.steps import steps
 
 
-def to_steps(value: object, freq: pd.DateOffset, name: str) -> int:
-    """:func:`forecast.frames.steps.steps` in the argument order of ``_per_series.py``."""
-    return steps(value, name, freq)
-
-
 def season_steps(value: object, freq: pd.DateOffset, name: str) -> int:
     """Convert a seasonal period to steps (:func:`forecast.frames.steps.steps`), at least 2."""
     n = steps(value, name, freq)

@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
-from forecast.models.baselines._math import to_steps
+from forecast.frames.steps import steps
 
 
 def int_tuple(value: object, length: int, name: str) -> tuple[Any, ...]:
@@ -75,7 +75,7 @@ class StatsBaseline(BaseForecaster):
     # --------------------------------------------------------------- hooks
     def _window(self) -> int | None:
         window = self.train_window
-        return None if window is None else to_steps(window, self.freq_, "train_window")
+        return None if window is None else steps(window, "train_window", self.freq_)
 
     def _min_train_length(self) -> int:
         return 1  # depends on the frequency; checked in _fit
