@@ -14,7 +14,7 @@ runs with BLAS limited to one thread.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
 from forecast.frames.steps import steps
+from forecast.models.baselines._statsmodels import Engine
 
 
 def int_tuple(value: object, length: int, name: str) -> tuple[Any, ...]:
@@ -44,32 +45,16 @@ def _recent(s: SeriesArrays, window: int | None) -> tuple[np.ndarray, np.ndarray
 
 
 class StatsBaseline(BaseForecaster):
-    """Per-series, per-channel statsmodels model: subclasses supply the spec and two engines."""
+    """Per-series, per-channel statsmodels model: subclasses supply the spec and the engine."""
 
     _scale_targets = False
     _update_rule = "extend"  # update: the fitted state stays, new rows extend the history kept
+    _engine: ClassVar[Engine]  # the model's fit, forecast and min_history, set by each subclass
     train_window: int | str | None  # a parameter each subclass declares
     spec_: dict[str, Any]  # set by fit: the model's specification
 
-    # -------------------------------------------------------------- engine
     def _spec(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _spec_min_history(self, spec: dict[str, Any]) -> int:
-        raise NotImplementedError
-
-    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def _forecast_one(
-        self,
-        y: np.ndarray,
-        exog: np.ndarray | None,
-        exog_future: np.ndarray | None,
-        spec: dict[str, Any],
-        params: Any,
-        horizon: int,
-    ) -> np.ndarray:
+        """Return the validated settings, periods in steps of ``freq_`` (called by fit)."""
         raise NotImplementedError
 
     # --------------------------------------------------------------- hooks
@@ -81,14 +66,14 @@ class StatsBaseline(BaseForecaster):
         return 1  # depends on the frequency; checked in _fit
 
     def _min_history(self) -> int:
-        return self._spec_min_history(self.spec_)
+        return self._engine.min_history(self.spec_)
 
     def _keep_history(self) -> int | None:
         return self._window()
 
     def _fit(self, series: list[SeriesArrays], callbacks: list[Any]) -> None:
         spec = self._spec()
-        need = self._spec_min_history(spec)
+        need = self._engine.min_history(spec)
         window = self._window()
         if window is not None and window < need:
             raise ValueError(
@@ -101,7 +86,7 @@ class StatsBaseline(BaseForecaster):
             reason = f"{type(self).__name__} with these settings"
             validation.check_length(len(y), need, s.key, reason)
             with threadpool_limits(limits=1, user_api="blas"):
-                params[s.key] = [self._fit_one(y[:, c], exog, spec) for c in range(y.shape[1])]
+                params[s.key] = [self._engine.fit(y[:, c], exog, spec) for c in range(y.shape[1])]
         self.spec_ = spec
         self.params_ = params
 
@@ -118,7 +103,7 @@ class StatsBaseline(BaseForecaster):
             exog_future = s.future_steps(horizon)
             with threadpool_limits(limits=1, user_api="blas"):
                 for c, params in enumerate(self.params_[s.key]):
-                    out[i, :, c] = self._forecast_one(
+                    out[i, :, c] = self._engine.forecast(
                         y[:, c], exog, exog_future, self.spec_, params, horizon
                     )
         return out

@@ -4,18 +4,42 @@ Each model has a ``*_fit`` function that estimates parameters on one univariate 
 ``*_forecast`` function that re-applies those parameters to any history (the training one or
 a new one) and forecasts. Only numbers are kept between the two, never a statsmodels results
 object, so fitted estimators stay small and picklable. statsmodels is imported inside each
-function.
+function. Every model's functions take the same arguments (those without regressors ignore
+``exog``), so one :class:`Engine` per model is all an estimator names.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
 from forecast.models.baselines._math import seasonal_components_forecast
 
 _SMOOTHING = ("smoothing_level", "smoothing_trend", "smoothing_seasonal", "damping_trend")
+
+
+class Engine(NamedTuple):
+    """One statsmodels model as three pure functions, with the same arguments for every model.
+
+    Attributes
+    ----------
+    fit : callable
+        ``fit(y, exog, spec) -> params``: estimate the parameters on ``y`` (T,) and the
+        regressors ``exog`` (T, F) or None.
+    forecast : callable
+        ``forecast(y, exog, exog_future, spec, params, horizon) -> (horizon,)``: re-apply
+        ``params`` to the history ``y`` and forecast.
+    min_history : callable
+        ``min_history(spec) -> int``: rows one fit or forecast needs.
+    """
+
+    fit: Callable[[np.ndarray, np.ndarray | None, dict[str, Any]], Any]
+    forecast: Callable[
+        [np.ndarray, np.ndarray | None, np.ndarray | None, dict[str, Any], Any, int], np.ndarray
+    ]
+    min_history: Callable[[dict[str, Any]], int]
 
 
 # ------------------------------------------------------------------------ ETS
@@ -32,7 +56,7 @@ def _ets_model(y: np.ndarray, spec: dict[str, Any]) -> Any:
     )
 
 
-def ets_fit(y: np.ndarray, spec: dict[str, Any]) -> dict[str, float]:
+def ets_fit(y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> dict[str, float]:
     """Estimate the smoothing parameters of a Holt-Winters model on ``y`` (T,).
 
     ``spec`` holds ``trend``, ``damped_trend``, ``seasonal``, ``seasonal_periods`` (steps)
@@ -45,7 +69,12 @@ def ets_fit(y: np.ndarray, spec: dict[str, Any]) -> dict[str, float]:
 
 
 def ets_forecast(
-    y: np.ndarray, spec: dict[str, Any], params: dict[str, float], horizon: int
+    y: np.ndarray,
+    exog: np.ndarray | None,
+    exog_future: np.ndarray | None,
+    spec: dict[str, Any],
+    params: dict[str, float],
+    horizon: int,
 ) -> np.ndarray:
     """Filter ``y`` (T,) with fixed smoothing parameters and forecast ``horizon`` steps.
 
@@ -135,7 +164,9 @@ def _deseasonal_model(z: np.ndarray, spec: dict[str, Any]) -> Any:
     return ARIMA(z, order=spec["arima_order"])
 
 
-def mstl_fit(y: np.ndarray, spec: dict[str, Any]) -> dict[str, float] | np.ndarray | None:
+def mstl_fit(
+    y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]
+) -> dict[str, float] | np.ndarray | None:
     """Decompose ``y`` and fit the model of the deseasonalised series (trend + remainder)."""
     _, z = mstl_decompose(y, spec["periods"])
     if spec["trend_model"] == "naive":
@@ -147,7 +178,12 @@ def mstl_fit(y: np.ndarray, spec: dict[str, Any]) -> dict[str, float] | np.ndarr
 
 
 def mstl_forecast(
-    y: np.ndarray, spec: dict[str, Any], params: dict[str, float] | np.ndarray | None, horizon: int
+    y: np.ndarray,
+    exog: np.ndarray | None,
+    exog_future: np.ndarray | None,
+    spec: dict[str, Any],
+    params: dict[str, float] | np.ndarray | None,
+    horizon: int,
 ) -> np.ndarray:
     """Decompose ``y``, continue each seasonal component by seasonal naive, add the trend model.
 
@@ -169,5 +205,10 @@ def mstl_forecast(
 
 
 def mstl_min_history(spec: dict[str, Any]) -> int:
-    """MSTL needs more than two cycles of the longest period."""
-    return 2 * max(spec["periods"]) + 1
+    """MSTL needs more than two cycles of the longest period, and 10 rows at least."""
+    return max(2 * max(spec["periods"]) + 1, 10)
+
+
+ETS = Engine(ets_fit, ets_forecast, ets_min_history)
+SARIMAX = Engine(sarimax_fit, sarimax_forecast, sarimax_min_history)
+MSTL = Engine(mstl_fit, mstl_forecast, mstl_min_history)

@@ -10,8 +10,6 @@ import numbers
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import numpy as np
-
 from forecast.frames.steps import steps
 from forecast.models.baselines import _statsmodels as engines
 from forecast.models.baselines._math import season_steps
@@ -77,6 +75,8 @@ class ETSForecaster(InputOptions, StatsBaseline):
         kw_only=False,
     )
 
+    _engine = engines.ETS
+
     def _spec(self) -> dict[str, Any]:
         for name in ("trend", "seasonal"):
             value = getattr(self, name)
@@ -99,23 +99,6 @@ class ETSForecaster(InputOptions, StatsBaseline):
             "seasonal_periods": periods,
             "initialization_method": self.initialization_method,
         }
-
-    def _spec_min_history(self, spec: dict[str, Any]) -> int:
-        return engines.ets_min_history(spec)
-
-    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
-        return engines.ets_fit(y, spec)
-
-    def _forecast_one(
-        self,
-        y: np.ndarray,
-        exog: np.ndarray | None,
-        exog_future: np.ndarray | None,
-        spec: dict[str, Any],
-        params: Any,
-        horizon: int,
-    ) -> np.ndarray:
-        return engines.ets_forecast(y, spec, params, horizon)
 
 
 @declare_params()
@@ -175,6 +158,8 @@ class SARIMAXForecaster(CovariateOptions, StatsBaseline):
         kw_only=False,
     )
 
+    _engine = engines.SARIMAX
+
     def _spec(self) -> dict[str, Any]:
         order = int_tuple(self.order, 3, "order")
         big_p, big_d, big_q, s = int_tuple(self.seasonal_order, 4, "seasonal_order")
@@ -188,23 +173,6 @@ class SARIMAXForecaster(CovariateOptions, StatsBaseline):
             "trend": self.trend,
             "maxiter": int(self.maxiter),
         }
-
-    def _spec_min_history(self, spec: dict[str, Any]) -> int:
-        return engines.sarimax_min_history(spec)
-
-    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
-        return engines.sarimax_fit(y, exog, spec)
-
-    def _forecast_one(
-        self,
-        y: np.ndarray,
-        exog: np.ndarray | None,
-        exog_future: np.ndarray | None,
-        spec: dict[str, Any],
-        params: Any,
-        horizon: int,
-    ) -> np.ndarray:
-        return engines.sarimax_forecast(y, exog, exog_future, spec, params, horizon)
 
 
 @declare_params()
@@ -267,6 +235,8 @@ class MSTLForecaster(InputOptions, StatsBaseline):
         kw_only=False,
     )
 
+    _engine = engines.MSTL
+
     def _spec(self) -> dict[str, Any]:
         if isinstance(self.periods, str | numbers.Integral) or not self.periods:
             raise ValueError(f"periods must be a non-empty list of periods, got {self.periods!r}")
@@ -282,20 +252,3 @@ class MSTLForecaster(InputOptions, StatsBaseline):
             "trend_model": self.trend_model,
             "arima_order": int_tuple(self.arima_order, 3, "arima_order"),
         }
-
-    def _spec_min_history(self, spec: dict[str, Any]) -> int:
-        return max(engines.mstl_min_history(spec), 10)
-
-    def _fit_one(self, y: np.ndarray, exog: np.ndarray | None, spec: dict[str, Any]) -> Any:
-        return engines.mstl_fit(y, spec)
-
-    def _forecast_one(
-        self,
-        y: np.ndarray,
-        exog: np.ndarray | None,
-        exog_future: np.ndarray | None,
-        spec: dict[str, Any],
-        params: Any,
-        horizon: int,
-    ) -> np.ndarray:
-        return engines.mstl_forecast(y, spec, params, horizon)
