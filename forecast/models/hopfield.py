@@ -12,7 +12,7 @@ from forecast.base import FrameLike
 from forecast.models._params import none_or_positive
 from forecast.models.declare import declare_params, param
 from forecast.models.neural import NeuralForecaster
-from forecast.models.transformer import encoder_inputs, per_series
+from forecast.models.transformer import encoder_weights
 from forecast.nn.hopfield import HopfieldPooling
 
 
@@ -93,8 +93,4 @@ class HopfieldForecaster(NeuralForecaster):
             context_length / patch_length`` patches); each row sums to 1.
             A dict of such arrays, keyed by series id, when the data hold several series.
         """
-        x, keys, kind = encoder_inputs(self, history)
-        self.module_.eval()
-        encoder = self.module_.encoder
-        assert isinstance(encoder, HopfieldPooling)  # built by _build_encoder
-        return per_series(encoder.association_weights(x), keys, kind)
+        return encoder_weights(self, history, HopfieldPooling, HopfieldPooling.association_weights)

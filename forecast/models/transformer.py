@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +18,8 @@ from forecast.models.neural import NeuralForecaster
 from forecast.nn.ensemble import EnsembleNet
 from forecast.nn.net import ForecastNet
 from forecast.nn.transformer import TransformerEncoder
+
+_Encoder = TypeVar("_Encoder", bound=nn.Module)
 
 
 def encoder_inputs(
@@ -55,11 +58,36 @@ def encoder_inputs(
     return tokens, list(frames), kind
 
 
-def per_series(
-    weights: torch.Tensor, keys: list[object], kind: str
+def encoder_weights(
+    estimator: NeuralForecaster,
+    history: FrameLike | None,
+    encoder_type: type[_Encoder],
+    weights: Callable[[_Encoder, torch.Tensor], torch.Tensor],
 ) -> npt.NDArray[np.float64] | dict[Any, npt.NDArray[np.float64]]:
-    """One array for a single frame, else a dict of arrays keyed by series id."""
-    arrays = weights.detach().cpu().double().numpy()
+    """Return ``weights(encoder, x)`` for the forecast from ``history``, per series.
+
+    Parameters
+    ----------
+    estimator : NeuralForecaster
+        Fitted, with an encoder of ``encoder_type``.
+    history : DataFrame, long DataFrame, dict of DataFrames or None
+        Data to forecast from, as in :func:`encoder_inputs` (None: the training data).
+    encoder_type : type
+        The class of ``estimator.module_.encoder``.
+    weights : callable
+        ``weights(encoder, x)``: the weights the encoder gives the windows ``x``, a tensor
+        with the series first, such as ``TransformerEncoder.attention_weights``.
+
+    Returns
+    -------
+    ndarray or dict
+        The weights of the single series of a frame; else a dict of arrays keyed by series id.
+    """
+    x, keys, kind = encoder_inputs(estimator, history)
+    estimator.module_.eval()
+    encoder = estimator.module_.encoder
+    assert isinstance(encoder, encoder_type)  # built by the estimator's _build_encoder
+    arrays = weights(encoder, x).detach().cpu().double().numpy()
     if kind == "frame":
         return arrays[0]
     return {key: a for key, a in zip(keys, arrays, strict=True)}
@@ -143,8 +171,6 @@ class TransformerForecaster(NeuralForecaster):
             block ``l``, head ``h``; rows sum to 1. A dict of such arrays, keyed by series
             id, when the data hold several series. The forecast reads row ``i = -1``.
         """
-        x, keys, kind = encoder_inputs(self, history)
-        self.module_.eval()
-        encoder = self.module_.encoder
-        assert isinstance(encoder, TransformerEncoder)  # built by _build_encoder
-        return per_series(encoder.attention_weights(x), keys, kind)
+        return encoder_weights(
+            self, history, TransformerEncoder, TransformerEncoder.attention_weights
+        )
