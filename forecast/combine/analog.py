@@ -34,42 +34,15 @@ from forecast.frames import validation as V
 from forecast.frames.slices import block_bounds, without_block
 from forecast.frames.steps import steps
 from forecast.frames.timezones import to_local
+from forecast.models.declare import declare_params, param
 from forecast.models.fit_cache import fit as fit_once
 from forecast.persistence.registry import is_forecaster
 from forecast.training.callbacks import EpochsOnly
 
 
+@declare_params()
 class AnalogDayForecaster(BaseForecaster):
     """A reference forecast corrected by Hopfield retrieval over stored training days.
-
-    Parameters
-    ----------
-    reference_model : BaseForecaster
-        Forecaster fitted first on the same data (a clone, ``reference_model_``); it must
-        take no covariates. Its forecasts for the stored days are in-sample.
-    context : int or str, default="7D"
-        History in the profile key: steps, or a duration such as ``"7D"``.
-    beta : float, default=5.0
-        Inverse temperature of the retrieval (larger: fewer, closer days).
-    shrink : float, default=0.75
-        Share of the retrieved relative error added to the reference's forecast (0: the
-        reference alone).
-    profile_weight, season_weight, holiday_weight : float, default 1.0, 3.0, 3.0
-        Weights of the three parts of the distance: the mean squared difference of the
-        profiles (in units of 10 % of the mean), of the day of year on the unit circle, and
-        of the holiday columns of the covered days (``holiday_weight`` needs ``country``).
-        These defaults and those of ``beta`` and ``shrink`` were chosen on German load of
-        2022 (trained on 2019-2021, ``LinearLagForecaster`` with the German calendar as
-        reference, 960 combinations; ``docs/results/day-ahead.md``).
-    memory_folds : int, default=1
-        Contiguous blocks of the fitted data for out-of-fold errors: each block's stored
-        errors come from a clone of the reference fitted on the other blocks (``K`` more
-        fits). 1 stores the in-sample errors of ``reference_model_``.
-    country : str, optional
-        Holiday calendar of the holiday part (``"DE"``, ``"DE-BY"``); None leaves it out.
-    timezone : str, optional
-        Zone of the local clock (time of day, dates) for time-zone-aware data; default the
-        data's own zone. Naive data is taken as local time.
 
     Attributes
     ----------
@@ -86,6 +59,10 @@ class AnalogDayForecaster(BaseForecaster):
 
     Notes
     -----
+    The defaults of ``beta``, ``shrink`` and the three weights were chosen on German load of
+    2022 (trained on 2019-2021, ``LinearLagForecaster`` with the German calendar as reference,
+    960 combinations; ``docs/results/day-ahead.md``).
+
     Errors are relative (``actual / reference - 1``), so targets should stay away from
     zero (load, demand); a reference forecast within 1e-9 of zero contributes no error.
     The memory of a day is built at the first forecast for an origin time of day and horizon
@@ -104,34 +81,78 @@ class AnalogDayForecaster(BaseForecaster):
     >>> fc = model.fit(df).predict(36)  # doctest: +SKIP
     """
 
+    reference_model: BaseForecaster | None = param(
+        default=None,
+        type="BaseForecaster",
+        doc="""Forecaster fitted first on the same data (a clone, ``reference_model_``); it must
+        take no covariates. Its forecasts for the stored days are in-sample.""",
+        kw_only=False,
+    )
+    context: int | str = param(
+        default="7D",
+        type="int or str",
+        doc="""History in the profile key: steps, or a duration such as ``"7D"``.""",
+        kw_only=False,
+    )
+    beta: float = param(
+        default=5.0,
+        type="float",
+        doc="Inverse temperature of the retrieval (larger: fewer, closer days).",
+        kw_only=False,
+    )
+    shrink: float = param(
+        default=0.75,
+        type="float",
+        doc="""Share of the retrieved relative error added to the reference's forecast (0: the
+        reference alone).""",
+        kw_only=False,
+    )
+    profile_weight: float = param(
+        default=1.0,
+        type="float",
+        doc="""Weight of the profiles in the distance: their mean squared difference, in units
+        of 10 % of the mean.""",
+        kw_only=False,
+    )
+    season_weight: float = param(
+        default=3.0,
+        type="float",
+        doc="Weight of the season in the distance: the day of year on the unit circle.",
+        kw_only=False,
+    )
+    holiday_weight: float = param(
+        default=3.0,
+        type="float",
+        doc="""Weight of the holiday columns of the covered days in the distance (needs
+        ``country``).""",
+        kw_only=False,
+    )
+    memory_folds: int = param(
+        default=1,
+        type="int",
+        doc="""Contiguous blocks of the fitted data for out-of-fold errors: each block's stored
+        errors come from a clone of the reference fitted on the other blocks (``K`` more
+        fits). 1 stores the in-sample errors of ``reference_model_``.""",
+        kw_only=False,
+    )
+    country: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Holiday calendar of the holiday part (``"DE"``, ``"DE-BY"``); None leaves it
+        out.""",
+        kw_only=False,
+    )
+    timezone: str | None = param(
+        default=None,
+        type="str or None",
+        doc="""Zone of the local clock (time of day, dates) for time-zone-aware data; None: the
+        data's own zone. Naive data is taken as local time.""",
+        kw_only=False,
+    )
+
     # the memory reads and forecasts in the data's units (the reference scales its own)
     scaler_ = None
     covariate_scaler_ = None
-    reference_model_: BaseForecaster
-
-    def __init__(
-        self,
-        reference_model: BaseForecaster | None = None,
-        context: int | str = "7D",
-        beta: float = 5.0,
-        shrink: float = 0.75,
-        profile_weight: float = 1.0,
-        season_weight: float = 3.0,
-        holiday_weight: float = 3.0,
-        memory_folds: int = 1,
-        country: str | None = None,
-        timezone: str | None = None,
-    ) -> None:
-        self.reference_model = reference_model
-        self.context = context
-        self.beta = beta
-        self.shrink = shrink
-        self.profile_weight = profile_weight
-        self.season_weight = season_weight
-        self.holiday_weight = holiday_weight
-        self.memory_folds = memory_folds
-        self.country = country
-        self.timezone = timezone
 
     # ----------------------------------------------------------- parameters
     def _check_params(self) -> None:
@@ -180,18 +201,24 @@ class AnalogDayForecaster(BaseForecaster):
                 "reference_model must take no covariates (the memory stores its forecasts of "
                 f"the targets), got future {ref.future_covariates_}, past {ref.past_covariates_}"
             )
-        self.reference_model_ = ref
+        self.reference_model_: BaseForecaster = ref
         self.columns_, self.freq_, self.tz_ = list(ref.columns_), ref.freq_, ref.tz_
         self.input_kind_, self.index_name_ = ref.input_kind_, ref.index_name_
         self.future_covariates_, self.past_covariates_ = [], []
-        self.context_steps_ = steps(self.context, "context", self.freq_)
-        self.memory_ = {k: f[self.columns_].astype(float) for k, f in frames.items()}
+        self.context_steps_: int = steps(self.context, "context", self.freq_)
+        self.memory_: dict[Any, pd.DataFrame] = {
+            k: f[self.columns_].astype(float) for k, f in frames.items()
+        }
         folds = int(self.memory_folds)
         blocks = [without_block(self.memory_, b, folds) for b in range(folds)] if folds > 1 else []
         base = self.reference_model
-        self.reference_model_folds_ = [fit_once(clone(base), d, epochs) for d in blocks]
+        self.reference_model_folds_: list[BaseForecaster] = [
+            fit_once(clone(base), d, epochs) for d in blocks
+        ]
         keep = self._min_history()
-        self.train_tail_ = {k: f.iloc[-keep:] for k, f in self.memory_.items()}
+        self.train_tail_: dict[Any, pd.DataFrame] = {
+            k: f.iloc[-keep:] for k, f in self.memory_.items()
+        }
 
     # -------------------------------------------------------------- predict
     def _predict_frames(
