@@ -13,7 +13,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from forecast.batch.cli_args import OneLineParser, add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import (
+    add_command,
+    add_model_argument,
+    add_tracking_arguments,
+    module_parser,
+)
 from forecast.batch.constants import BATCH_EXPERIMENT, DAY_AHEAD, EXIT_LOCKED
 from forecast.batch.logs import LOGGER, batch_logging
 from forecast.frames.messages import first_line
@@ -54,12 +59,12 @@ def add_batch_parser(
     ArgumentParser
         The ``batch`` parser (its ``func`` default runs the command and returns the exit code).
     """
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "batch",
-        help="scheduled forecast from the latest data with a stored model",
-        description=_DESCRIPTION,
-        epilog=_EPILOG.format(prog="forecast batch"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "scheduled forecast from the latest data with a stored model",
+        _DESCRIPTION,
+        _EPILOG,
     )
     _add_arguments(parser)
     return parser
@@ -369,12 +374,7 @@ def _cmd_partitions(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``python -m forecast.batch`` (the same options as ``forecast batch``)."""
-    parser = OneLineParser(
-        prog="python -m forecast.batch",
-        description=_DESCRIPTION,
-        epilog=_EPILOG.format(prog="python -m forecast.batch"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = module_parser("forecast.batch", _DESCRIPTION, _EPILOG)
     _add_arguments(parser)
     args = parser.parse_args(argv)
     return args.func(args)

@@ -4,7 +4,9 @@ Every ``forecast`` command, and ``python -m forecast.batch`` and ``python -m for
 parses with :class:`OneLineParser` (a usage error is one line). ``forecast batch``, ``score``,
 ``update``, ``promote`` and ``serve`` name a model (a folder or an MLflow URI) and the MLflow
 store; :func:`add_model_argument` and :func:`add_tracking_arguments` declare those options
-once, each command passing its own help line. This module imports nothing but
+once, each command passing its own help line. :func:`add_command` adds a sub-command with
+its help line, description and hand-wrapped epilog, and :func:`module_parser` makes the parser
+of ``python -m <module>`` with the same texts. This module imports nothing but
 :mod:`argparse`: ``forecast --help`` and usage errors never wait for pandas, torch or MLflow.
 """
 
@@ -13,7 +15,14 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-__all__ = ["TRACKING_URI_HELP", "OneLineParser", "add_model_argument", "add_tracking_arguments"]
+__all__ = [
+    "TRACKING_URI_HELP",
+    "OneLineParser",
+    "add_command",
+    "add_model_argument",
+    "add_tracking_arguments",
+    "module_parser",
+]
 
 TRACKING_URI_HELP = "MLflow store (default: $MLFLOW_TRACKING_URI)"
 
@@ -36,6 +45,72 @@ class OneLineParser(argparse.ArgumentParser):
         """
         text = " ".join(str(message).split())  # one line, whatever argparse wrapped
         self.exit(2, f"{self.prog}: error: {text}; run '{self.prog} --help' for usage\n")
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    help: str,
+    description: str,
+    epilog: str,
+) -> argparse.ArgumentParser:
+    """Add the sub-command ``forecast NAME``: its help line, description and epilog.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+    name : str
+        The command's name.
+    help : str
+        Its line in ``forecast --help``.
+    description : str
+        The text under its usage line.
+    epilog : str
+        The text after its options, shown as written (line breaks kept); ``{prog}`` in it
+        reads ``forecast NAME``.
+
+    Returns
+    -------
+    ArgumentParser
+        The command's parser.
+    """
+    return subparsers.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=epilog.format(prog=f"forecast {name}"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def module_parser(
+    module: str, description: str, epilog: str, prog: str | None = None
+) -> OneLineParser:
+    """Return the parser of ``python -m MODULE``, with the texts of its ``forecast`` command.
+
+    Parameters
+    ----------
+    module : str
+        The module run, such as ``"forecast.batch"``.
+    description : str
+        The text under the usage line.
+    epilog : str
+        The text after the options, shown as written; ``{prog}`` in it reads
+        ``python -m MODULE``.
+    prog : str, optional
+        The name in usage and error lines (default: ``python -m MODULE``).
+
+    Returns
+    -------
+    OneLineParser
+    """
+    return OneLineParser(
+        prog=prog or f"python -m {module}",
+        description=description,
+        epilog=epilog.format(prog=f"python -m {module}"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def add_model_argument(

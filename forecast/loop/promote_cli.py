@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from forecast.batch.cli_args import add_tracking_arguments
+from forecast.batch.cli_args import add_command, add_tracking_arguments
 from forecast.batch.logs import batch_logging, logger_name
 from forecast.frames.messages import first_line
 
@@ -53,12 +53,12 @@ def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
     ArgumentParser
         The ``promote`` parser.
     """
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "promote",
-        help="promote a challenger whose live record wins",
-        description="Apply the promotion rule to the live scores of champion and challenger.",
-        epilog=_EPILOG.format(prog="forecast promote"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "promote a challenger whose live record wins",
+        "Apply the promotion rule to the live scores of champion and challenger.",
+        _EPILOG,
     )
     add = parser.add_argument
     add("name", help="registered model name")

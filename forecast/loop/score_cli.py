@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import add_command, add_model_argument, add_tracking_arguments
 from forecast.batch.logs import batch_logging, logger_name
 from forecast.frames.messages import first_line
 from forecast.loop.constants import PROTOCOLS
@@ -59,12 +59,12 @@ def add_score_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
     ArgumentParser
         The ``score`` parser (its ``func`` default runs the command and returns the exit code).
     """
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "score",
-        help="score the stored batch forecasts against the actuals",
-        description=_DESCRIPTION,
-        epilog=_EPILOG.format(prog="forecast score"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "score the stored batch forecasts against the actuals",
+        _DESCRIPTION,
+        _EPILOG,
     )
     add = parser.add_argument
     add("--forecasts", required=True, help="the --output pattern of forecast batch ({date})")

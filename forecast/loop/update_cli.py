@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from forecast.batch.cli_args import add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import add_command, add_model_argument, add_tracking_arguments
 from forecast.batch.logs import batch_logging, logger_name
 from forecast.frames.messages import first_line
 from forecast.loop.constants import UPDATE_EXPERIMENT
@@ -44,12 +44,12 @@ def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
     ArgumentParser
         The ``update`` parser.
     """
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "update",
-        help="teach a saved model the rows it has not seen",
-        description="Update a saved model with the latest data's new rows and save it.",
-        epilog=_EPILOG.format(prog="forecast update"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "teach a saved model the rows it has not seen",
+        "Update a saved model with the latest data's new rows and save it.",
+        _EPILOG,
     )
     add = parser.add_argument
     add_model_argument(parser, "saved model folder or models:/name@alias")

@@ -11,7 +11,12 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from forecast.batch.cli_args import OneLineParser, add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import (
+    add_command,
+    add_model_argument,
+    add_tracking_arguments,
+    module_parser,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -49,12 +54,12 @@ def add_serve_parser(
     ArgumentParser
         The ``serve`` parser (its ``func`` default runs the command and returns the exit code).
     """
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "serve",
-        help="serve forecasts of a stored model over HTTP (POST /forecast, GET /health)",
-        description=_DESCRIPTION,
-        epilog=_EPILOG.format(prog="forecast serve"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "serve forecasts of a stored model over HTTP (POST /forecast, GET /health)",
+        _DESCRIPTION,
+        _EPILOG,
     )
     _add_arguments(parser)
     return parser
@@ -126,12 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit code.
     """
-    parser = OneLineParser(
-        prog="forecast serve",
-        description=_DESCRIPTION,
-        epilog=_EPILOG.format(prog="python -m forecast.serve"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = module_parser("forecast.serve", _DESCRIPTION, _EPILOG, prog="forecast serve")
     _add_arguments(parser)
     args = parser.parse_args(argv)
     return serve_command(args)
