@@ -188,6 +188,23 @@ def parse_models_uri(model: str) -> tuple[str | None, str | None, str | None]:
     return (name, None, version) if name and version.isdigit() else (None, None, None)
 
 
+def _registered_if_known(model: str, uri: str | None) -> dict[str, str]:
+    """Return the registered-model tags of ``model`` (:func:`pin_registered`); {} if unknown."""
+    try:
+        return pin_registered(model, uri)[1]
+    except BatchError:
+        return {}
+
+
+def _start_run(
+    uri: str | None, experiment: str, name: str, tags: dict[str, str]
+) -> tuple[Any, str]:
+    """Create a run named ``name`` with ``tags`` in ``experiment``; return the client and its id."""
+    client = make_client(uri)
+    run = client.create_run(ensure_experiment(client, experiment), run_name=name, tags=tags)
+    return client, run.info.run_id
+
+
 def log_failed_run(
     model: str,
     input_path: str,
@@ -226,17 +243,9 @@ def log_failed_run(
         return None
     try:
         if registered is None:
-            try:
-                registered = pin_registered(model, uri)[1]
-            except BatchError:
-                registered = {}
-        client = make_client(uri)
-        run = client.create_run(
-            ensure_experiment(client, experiment),
-            run_name="batch failed",
-            tags={"run_kind": "batch", "model_uri": model, "error": error, **registered},
-        )
-        run_id = run.info.run_id
+            registered = _registered_if_known(model, uri)
+        tags = {"run_kind": "batch", "model_uri": model, "error": error, **registered}
+        client, run_id = _start_run(uri, experiment, "batch failed", tags)
         _runs.log_params(
             client,
             run_id,
@@ -272,18 +281,17 @@ def log_batch_run(
     is logged as a warning and does not undo the forecast.
     """
     try:
-        client = make_client(uri)
-        run = client.create_run(
-            ensure_experiment(client, experiment),
-            run_name=f"batch {result.issue_date}",
-            tags={
+        client, run_id = _start_run(
+            uri,
+            experiment,
+            f"batch {result.issue_date}",
+            {
                 "run_kind": "batch",
                 "model_uri": model,
                 "issue_date": result.issue_date,
                 **(registered or {}),
             },
         )
-        run_id = run.info.run_id
         _runs.log_params(
             client,
             run_id,
@@ -361,17 +369,13 @@ def log_partitions_run(
     after the forecasts (the partitioned batch loads the alias itself).
     """
     try:
-        try:
-            registered = pin_registered(model, tracking_uri)[1]
-        except BatchError:
-            registered = {}
-        client = make_client(tracking_uri)
-        run = client.create_run(
-            ensure_experiment(client, experiment),
-            run_name=f"batch {len(result.written) + len(result.failed)} partitions",
-            tags={"run_kind": "batch-partitions", "model_uri": model, **registered},
+        registered = _registered_if_known(model, tracking_uri)
+        client, run_id = _start_run(
+            tracking_uri,
+            experiment,
+            f"batch {len(result.written) + len(result.failed)} partitions",
+            {"run_kind": "batch-partitions", "model_uri": model, **registered},
         )
-        run_id = run.info.run_id
         _runs.log_params(client, run_id, {"model": model, "input": input, "output": output})
         _runs.log_params(client, run_id, {"engine": engine})
         _runs.log_tags(client, run_id, _runs.estimator_tags(estimator))
