@@ -38,7 +38,7 @@ import pandas as pd
 
 from forecast.frames import validation as V
 from forecast.frames.cleaning import target_columns
-from forecast.frames.decomposition import Decomposition, NotDecomposable
+from forecast.frames.decomposition import Decomposition, DifferentiableForecast, no_exact_terms
 from forecast.frames.options import FrameOptions
 from forecast.frames.pipeline import ForecastPipeline, FrameLike
 from forecast.frames.scaling import Scaling
@@ -107,16 +107,19 @@ class BaseForecaster(UpdateMethods, SavedFolderMethods, ForecastPipeline, BaseEs
         """Rows of training data kept for ``predict`` without history (None: all)."""
         return None
 
-    def _decompose(self, series: SeriesArrays, horizon: int) -> Decomposition:
-        """Split the forecast of ``series`` into its inputs' terms (hook of ``explain``).
+    def _decompose(
+        self, series: SeriesArrays, horizon: int
+    ) -> Decomposition | DifferentiableForecast:
+        """Say how the forecast of ``series`` splits into its inputs (hook of ``explain``).
 
-        An estimator whose forecast is a sum of terms it knows returns them
-        (:mod:`forecast.frames.decomposition`); here there are none.
+        An estimator whose forecast is a sum of terms it knows returns them (a
+        :class:`~forecast.frames.decomposition.Decomposition`); one whose forecast is a
+        differentiable function of its inputs returns that function, its inputs and a
+        baseline (a :class:`~forecast.frames.decomposition.DifferentiableForecast`, the
+        networks). Here there is neither: it raises
+        :class:`~forecast.frames.decomposition.NotDecomposable`, and ``explain`` samples.
         """
-        raise NotDecomposable(
-            f"{type(self).__name__} has no exact decomposition of its forecasts: explain it "
-            "with method='auto' or 'shapley'"
-        )
+        raise no_exact_terms(type(self).__name__)
 
     def _covariate_names(self) -> tuple[list[str], list[str]]:
         """Return the declared ``(future, past)`` covariate columns."""

@@ -1,10 +1,12 @@
 """Explanations of forecasts: the contribution of each input to each forecast step.
 
 :func:`forecast.explain` returns a tidy frame (one row per forecast step, target and input) whose
-contributions add up to the forecast minus a documented baseline's forecast: integrated
-gradients for the neural estimators (Captum, the extra ``forecast-toolkit[explain]``), an
-estimator's own decomposition where it has one (its ``_decompose`` hook: the exact regression
-terms of the linear-lag model), sampled Shapley values for the other estimators.
+contributions add up to the forecast minus a documented baseline's forecast. Each estimator
+says how its forecast decomposes through its ``_decompose`` hook
+(:mod:`forecast.frames.decomposition`): its exact terms (the linear-lag model's regressions),
+or a differentiable function of its inputs (the neural estimators), explained by integrated
+gradients (Captum, the extra ``forecast-toolkit[explain]``); the other estimators are
+explained by sampled Shapley values of their forecast.
 :func:`plot_explanation` draws one forecast's attributions. Importing this package does not
 import Captum; explaining does.
 """

@@ -1,9 +1,11 @@
 """``explain``: the contribution of each input to each step of a forecast, as a tidy frame.
 
-An estimator that knows how its forecast decomposes says so through its hook
-``_decompose(series, horizon)`` (:mod:`forecast.frames.decomposition`); ``explain`` calls
-it and samples Shapley values where it has none. Networks are explained by integrated
-gradients through their inputs.
+An estimator says how its forecast decomposes through its hook ``_decompose(series,
+horizon)`` (:mod:`forecast.frames.decomposition`): its own terms (a ``Decomposition``, such
+as the linear-lag model's), a differentiable function of its inputs (a
+``DifferentiableForecast``, the networks', whose gradients ``explain`` integrates), or
+``NotDecomposable``, and ``explain`` samples Shapley values of its forecast. ``explain``
+asks every estimator the same way and knows none of their classes.
 """
 
 from __future__ import annotations
@@ -16,52 +18,53 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from forecast.attribution import inputs as X
-from forecast.attribution.neural import explain_neural
+from forecast.attribution.gradients import integrated_gradients
+from forecast.attribution.inputs import encode_one, tidy
 from forecast.attribution.shapley import explain_shapley
 from forecast.base import BaseForecaster
 from forecast.frames import validation
-from forecast.frames.decomposition import Decomposition, NotDecomposable
+from forecast.frames.decomposition import (
+    Decomposition,
+    DifferentiableForecast,
+    NotDecomposable,
+    no_exact_terms,
+)
 from forecast.frames.origins import origin_index
 from forecast.frames.series import SeriesArrays
-from forecast.models.neural import NeuralForecaster
 
 METHODS = ("auto", "integrated_gradients", "exact", "shapley")
 
-#: What the baseline of each method of ``explain`` is, kept in the frame's ``attrs["baseline"]``
-#: (an estimator's own decomposition describes its baseline itself).
-BASELINES = {
-    "integrated_gradients": (
-        "every network input at zero in the scaled space: each target and covariate at its "
-        "training mean, calendar sines and cosines at their cycle mean, no holiday"
-    ),
-    "shapley": (
-        "the inputs of the window and of the forecast steps at their training mean (zero in "
-        "the scaled space; unscaled targets: the mean of the history given), calendar "
-        "features at zero; older history and inputs the model computes itself held as given"
-    ),
-}
 
-
-def _check_method(model: BaseForecaster, method: str) -> None:
+def _check_method(method: str) -> None:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if method == "integrated_gradients" and not isinstance(model, NeuralForecaster):
-        raise ValueError(
-            f"method='integrated_gradients' needs a neural forecaster, not {type(model).__name__}"
-        )
 
 
-def _own_terms(
+def _answer(
     model: BaseForecaster, arrays: SeriesArrays, horizon: int, method: str
-) -> Decomposition | None:
-    """Return the estimator's own decomposition (its hook); None where ``auto`` samples."""
+) -> Decomposition | DifferentiableForecast | None:
+    """Return the estimator's answer to its hook that ``method`` takes; None: sample it.
+
+    Raises
+    ------
+    NotDecomposable
+        If ``method`` asks for an answer the estimator does not give.
+    """
+    name = type(model).__name__
+    answer: Decomposition | DifferentiableForecast | None
     try:
-        return model._decompose(arrays, horizon)
+        answer = model._decompose(arrays, horizon)
     except NotDecomposable:
         if method == "exact":
             raise
-        return None
+        answer = None  # "auto": sampled
+    if method == "exact" and not isinstance(answer, Decomposition):
+        raise no_exact_terms(name)
+    if method == "integrated_gradients" and not isinstance(answer, DifferentiableForecast):
+        raise NotDecomposable(
+            f"method='integrated_gradients' needs a neural forecaster, not {name}"
+        )
+    return answer
 
 
 def _check_array_path(model: BaseForecaster) -> None:
@@ -89,30 +92,19 @@ def _one(
     method: str,
     options: dict[str, Any],
 ) -> pd.DataFrame:
-    arrays, times = X.encode_one(model, history, future, horizon)
-    network = method == "integrated_gradients" or (
-        method == "auto" and isinstance(model, NeuralForecaster)
-    )
-    terms = None if network or method == "shapley" else _own_terms(model, arrays, horizon, method)
-    if terms is not None:
-        chosen = terms.method
-        inputs = X.Inputs(kind=terms.kind, name=terms.name, time=terms.time, step=terms.step)
-        parts = (inputs, terms.contributions, terms.forecast, terms.baseline)
-    elif network:
-        assert isinstance(model, NeuralForecaster)  # checked by _check_method
-        chosen = "integrated_gradients"
-        parts = explain_neural(model, arrays, times, n_steps=options["n_steps"])
-    else:
-        chosen = "shapley"
-        parts = explain_shapley(
+    arrays, times = encode_one(model, history, future, horizon)
+    answer = None if method == "shapley" else _answer(model, arrays, horizon, method)
+    if answer is None:
+        terms = explain_shapley(
             model, arrays, times, options["window"], options["n_samples"], options["seed"]
         )
-    inputs, attributions, forecast, baseline = parts
-    frame = X.tidy(
-        inputs, attributions, forecast, baseline, times, model.columns_, arrays.index[-1]
-    )
-    frame.attrs["method"] = chosen
-    frame.attrs["baseline"] = terms.baseline_text if terms is not None else BASELINES[chosen]
+    elif isinstance(answer, DifferentiableForecast):
+        terms = integrated_gradients(answer, n_steps=options["n_steps"])
+    else:
+        terms = answer
+    frame = tidy(terms, times, model.columns_, arrays.index[-1])
+    frame.attrs["method"] = terms.method
+    frame.attrs["baseline"] = terms.baseline_text
     return frame
 
 
@@ -134,11 +126,13 @@ def explain(
 
     The contributions of a forecast add up to the forecast minus the forecast of a
     documented baseline input (``attrs["baseline"]``), step by step and channel by channel.
-    Neural estimators are explained by integrated gradients (Captum) through the whole
-    forecast, roll-out and inverse scaling included; a
-    :class:`~forecast.models.baselines.LinearLagForecaster` by the exact decomposition of its
-    regression terms; every other estimator by sampled Shapley values of its own forecast
-    (exact completeness). See the guide page "Explaining a forecast".
+    How is the estimator's to say, through its decomposition hook ``_decompose``
+    (:mod:`forecast.frames.decomposition`): the neural estimators give their forecast as a
+    differentiable function of their inputs, roll-out and inverse scaling included, and are
+    explained by integrated gradients (Captum); a
+    :class:`~forecast.models.baselines.LinearLagForecaster` gives the exact decomposition of
+    its regression terms; every other estimator is explained by sampled Shapley values of
+    its own forecast (exact completeness). See the guide page "Explaining a forecast".
 
     Parameters
     ----------
@@ -156,9 +150,11 @@ def explain(
         Explain the forecast issued at each origin (the last observed timestamp) instead
         of one forecast after the end of ``history``.
     method : {"auto", "integrated_gradients", "exact", "shapley"}, default="auto"
-        "auto": integrated gradients for neural estimators, the estimator's own decomposition
-        where it has one (the exact terms of a linear-lag model within its direct leads),
-        sampled Shapley values otherwise. "exact": the estimator's own decomposition only.
+        "auto": what the estimator's hook gives: integrated gradients of a differentiable
+        forecast (the networks), the estimator's own terms (the exact terms of a linear-lag
+        model within its direct leads), sampled Shapley values where it gives neither.
+        "exact": the estimator's own terms only. "integrated_gradients": a differentiable
+        forecast only. "shapley": sampled, whatever the estimator.
     n_steps : int, default=64
         Integration steps of integrated gradients.
     n_samples : int, default=10
@@ -189,7 +185,8 @@ def explain(
     TypeError
         If ``model`` combines other forecasts (ensembles, conformal wrappers).
     NotDecomposable
-        With ``method="exact"``, if the estimator has no decomposition of this forecast
+        With ``method="exact"`` or ``"integrated_gradients"``, if the estimator gives no
+        such decomposition of this forecast
         (:class:`~forecast.frames.decomposition.NotDecomposable`, a ValueError that says why).
 
     Examples
@@ -201,7 +198,7 @@ def explain(
     horizon = validation.check_horizon(horizon, max_horizon)  # first: before any work
     check_is_fitted(model, "columns_")
     _check_array_path(model)
-    _check_method(model, method)
+    _check_method(method)
     options = {
         "n_steps": _positive(n_steps, "n_steps"),
         "n_samples": _positive(n_samples, "n_samples"),

@@ -2,15 +2,15 @@
 
 An explanation starts from the arrays a fitted estimator's ``_predict`` reads
 (:class:`~forecast.frames.series.SeriesArrays`, made by the estimator's own encoder from
-the caller's history and ``future=`` frames, exactly as ``predict`` makes them) and ends in
-one row per (forecast step, target channel, input) with the input's contribution in the
-units of the target. :class:`Inputs` names the inputs of one forecast (kind, column,
-timestamp, step relative to the origin); :func:`tidy` joins them to an attribution matrix.
+the caller's history and ``future=`` frames, exactly as ``predict`` makes them:
+:func:`encode_one`) and ends in one row per (forecast step, target channel, input) with the
+input's contribution in the units of the target: :func:`tidy` spreads a
+:class:`~forecast.frames.decomposition.Decomposition` (whose inputs are named by kind,
+column, timestamp and step relative to the origin) into that frame.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,11 +18,7 @@ import pandas as pd
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
-from forecast.frames.calendar import calendar_features
-from forecast.frames.options import FrameOptions
-
-#: Kinds of input, as the ``input_kind`` column spells them.
-LAG, PAST, FUTURE, CALENDAR = "lag", "past covariate", "future covariate", "calendar"
+from forecast.frames.decomposition import Decomposition
 
 #: Columns of the frame :func:`forecast.attribution.explain` returns, in order.
 COLUMNS = (
@@ -38,73 +34,6 @@ COLUMNS = (
     "forecast",
     "baseline",
 )
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """The inputs of one forecast, one entry per attributed value.
-
-    Attributes
-    ----------
-    kind, name : ndarray of str, shape (G,)
-        Input kind (:data:`LAG`, :data:`PAST`, :data:`FUTURE`, :data:`CALENDAR`) and column.
-    time : DatetimeIndex of length G
-        Timestamp of each input value (NaT where it has none).
-    step : ndarray of int, shape (G,)
-        Position relative to the origin: 0 is the last observed step, -1 the one before,
-        ``j > 0`` the ``j``-th forecast step.
-    """
-
-    kind: np.ndarray
-    name: np.ndarray
-    time: pd.DatetimeIndex
-    step: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.kind)
-
-
-def block(kind: str, names: list[str], times: pd.DatetimeIndex, steps: np.ndarray) -> Inputs:
-    """Name the inputs of a ``(len(times), len(names))`` block, row-major (time, then column)."""
-    n_t, n_c = len(times), len(names)
-    return Inputs(
-        kind=np.full(n_t * n_c, kind, dtype=object),
-        name=np.tile(np.asarray(names, dtype=object), n_t),
-        time=times.repeat(n_c),
-        step=np.repeat(np.asarray(steps, dtype=np.int64), n_c),
-    )
-
-
-def join(parts: list[Inputs]) -> Inputs:
-    """Concatenate input tables in order."""
-    parts = [p for p in parts if len(p)]
-    times = [p.time for p in parts]
-    return Inputs(
-        kind=np.concatenate([p.kind for p in parts]),
-        name=np.concatenate([p.name for p in parts]),
-        time=pd.DatetimeIndex(times[0].append(times[1:])) if len(times) > 1 else times[0],
-        step=np.concatenate([p.step for p in parts]),
-    )
-
-
-def known_names(model: BaseForecaster, index: pd.DatetimeIndex, width: int) -> list[str]:
-    """Names of the ``width`` future-known columns: user covariates, then calendar features."""
-    names = list(model.future_covariates_)
-    if width > len(names):
-        options = FrameOptions.of(model)
-        names += list(calendar_features(index[:2], options.timezone, options.country).columns)
-    if len(names) != width:
-        raise RuntimeError(
-            f"{type(model).__name__} reads {width} future-known inputs per step, but its "
-            f"covariates and calendar name {len(names)}: {names}"
-        )
-    return names
-
-
-def known_kinds(model: BaseForecaster, width: int) -> list[str]:
-    """Kind of each future-known column (user covariates first)."""
-    n_user = len(model.future_covariates_)
-    return [FUTURE] * n_user + [CALENDAR] * (width - n_user)
 
 
 def encode_one(
@@ -129,10 +58,7 @@ def encode_one(
 
 
 def tidy(
-    inputs: Inputs,
-    attributions: np.ndarray,
-    forecast: np.ndarray,
-    baseline: np.ndarray,
+    terms: Decomposition,
     times: pd.DatetimeIndex,
     targets: list[str],
     origin: pd.Timestamp,
@@ -141,12 +67,9 @@ def tidy(
 
     Parameters
     ----------
-    inputs : Inputs
-        The ``G`` inputs.
-    attributions : ndarray of shape (H, C, G)
-        Contribution of each input to each step and channel, in target units.
-    forecast, baseline : ndarray of shape (H, C)
-        The forecast and the baseline's forecast, in target units.
+    terms : Decomposition
+        The forecast's ``G`` inputs and their contributions ``(H, C, G)``, the forecast
+        and the baseline's forecast ``(H, C)``, in target units.
     times : DatetimeIndex of length H
         The forecast timestamps.
     targets : list of str
@@ -154,7 +77,7 @@ def tidy(
     origin : Timestamp
         The last observed timestamp.
     """
-    n_h, n_c, n_g = attributions.shape
+    n_h, n_c, n_g = terms.contributions.shape
     outputs = n_h * n_c
     return pd.DataFrame(
         {
@@ -162,13 +85,13 @@ def tidy(
             "time": times.repeat(n_c * n_g),
             "lead": np.repeat(np.arange(1, n_h + 1), n_c * n_g),
             "target": np.tile(np.repeat(np.asarray(targets, dtype=object), n_g), n_h),
-            "input_kind": np.tile(inputs.kind, outputs),
-            "input": np.tile(inputs.name, outputs),
-            "input_time": inputs.time.take(np.tile(np.arange(n_g), outputs)),
-            "input_step": np.tile(inputs.step, outputs),
-            "contribution": attributions.reshape(-1),
-            "forecast": np.repeat(forecast.reshape(-1), n_g),
-            "baseline": np.repeat(baseline.reshape(-1), n_g),
+            "input_kind": np.tile(terms.kind, outputs),
+            "input": np.tile(terms.name, outputs),
+            "input_time": terms.time.take(np.tile(np.arange(n_g), outputs)),
+            "input_step": np.tile(terms.step, outputs),
+            "contribution": terms.contributions.reshape(-1),
+            "forecast": np.repeat(terms.forecast.reshape(-1), n_g),
+            "baseline": np.repeat(terms.baseline.reshape(-1), n_g),
         },
         columns=list(COLUMNS),
     )

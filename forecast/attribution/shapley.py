@@ -23,10 +23,27 @@ import numpy as np
 import pandas as pd
 import torch
 
-from forecast.attribution import inputs as X
 from forecast.attribution._captum import captum_attr
 from forecast.base import BaseForecaster
+from forecast.frames.decomposition import (
+    CALENDAR,
+    LAG,
+    PAST,
+    Decomposition,
+    Inputs,
+    block,
+    join,
+    known_kinds,
+    known_names,
+)
 from forecast.frames.series import SeriesArrays
+
+#: The baseline input of the sampling, as ``explain`` reports it.
+BASELINE = (
+    "the inputs of the window and of the forecast steps at their training mean (zero in "
+    "the scaled space; unscaled targets: the mean of the history given), calendar "
+    "features at zero; older history and inputs the model computes itself held as given"
+)
 
 #: Perturbed copies of a forecast's arrays forecast in one ``_predict`` call.
 PER_EVAL = 32
@@ -43,23 +60,21 @@ def _perturbable(s: SeriesArrays, window: int, horizon: int) -> list[tuple[str, 
     return parts
 
 
-def _inputs(
-    model: BaseForecaster, s: SeriesArrays, window: int, times: pd.DatetimeIndex
-) -> X.Inputs:
+def _inputs(model: BaseForecaster, s: SeriesArrays, window: int, times: pd.DatetimeIndex) -> Inputs:
     n, horizon = len(s.y), len(times)
     hist = s.index[n - window :]
     steps = np.arange(-window + 1, 1)
-    parts = [X.block(X.LAG, list(model.columns_), hist, steps)]
+    parts = [block(LAG, list(model.columns_), hist, steps)]
     if s.past is not None:
-        parts.append(X.block(X.PAST, list(model.past_covariates_), hist, steps))
+        parts.append(block(PAST, list(model.past_covariates_), hist, steps))
     if s.future is not None:
         width = s.future.shape[1]
-        names, kinds = X.known_names(model, hist, width), X.known_kinds(model, width)
+        names, kinds = known_names(model, hist, width), known_kinds(model, width)
         every = pd.DatetimeIndex(hist.append(times))
         all_steps = np.arange(-window + 1, horizon + 1)
-        block = X.block(X.CALENDAR, names, every, all_steps)
-        parts.append(replace(block, kind=np.tile(np.asarray(kinds, dtype=object), len(every))))
-    return X.join(parts)
+        calendar = block(CALENDAR, names, every, all_steps)
+        parts.append(replace(calendar, kind=np.tile(np.asarray(kinds, dtype=object), len(every))))
+    return join(parts)
 
 
 def explain_shapley(
@@ -69,7 +84,7 @@ def explain_shapley(
     window: int | None = None,
     n_samples: int = 10,
     seed: int = 0,
-) -> tuple[X.Inputs, np.ndarray, np.ndarray, np.ndarray]:
+) -> Decomposition:
     """Sample the Shapley values of one forecast.
 
     Parameters
@@ -84,9 +99,9 @@ def explain_shapley(
 
     Returns
     -------
-    inputs : Inputs
-    attributions : ndarray of shape (H, C, G)
-    forecast, baseline : ndarray of shape (H, C)
+    Decomposition
+        Method ``"shapley"``: the values ``(H, C, G)`` of the inputs, the forecast and the
+        baseline's forecast ``(H, C)``, in the units of the data.
     """
     horizon, n_c, n = len(times), len(model.columns_), len(s.y)
     window = min(n, int(window or max(model._min_history(), 1)))
@@ -120,9 +135,15 @@ def explain_shapley(
             ones, baselines=zeros, n_samples=n_samples, perturbations_per_eval=PER_EVAL
         )
     attributions = values.detach().cpu().numpy().reshape(horizon * n_c, -1)
-    return (
-        _inputs(model, s, window, times),
-        attributions.reshape(horizon, n_c, -1),
-        full_pred[0].reshape(horizon, n_c),
-        full_pred[1].reshape(horizon, n_c),
+    inputs = _inputs(model, s, window, times)
+    return Decomposition(
+        method="shapley",
+        baseline_text=BASELINE,
+        kind=inputs.kind,
+        name=inputs.name,
+        time=inputs.time,
+        step=inputs.step,
+        contributions=attributions.reshape(horizon, n_c, -1),
+        forecast=full_pred[0].reshape(horizon, n_c),
+        baseline=full_pred[1].reshape(horizon, n_c),
     )

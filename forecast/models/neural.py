@@ -39,6 +39,7 @@ from torch import nn
 
 from forecast.base import BaseForecaster, SeriesArrays
 from forecast.frames import validation
+from forecast.frames.decomposition import DifferentiableForecast
 from forecast.frames.pipeline import check_roll_out
 from forecast.frames.quantiles import check_levels, point_level
 from forecast.frames.steps import origin_masks, steps
@@ -60,6 +61,7 @@ from forecast.models.auto import (  # noqa: F401 (the constants were public here
     resolve_auto,
 )
 from forecast.models.legacy import fill_0_1_0
+from forecast.models.neural_inputs import differentiable_forecast
 from forecast.models.neural_params import NeuralParams
 from forecast.nn.decoder import DecoderHead
 from forecast.nn.ensemble import EnsembleNet
@@ -534,6 +536,17 @@ class NeuralForecaster(NeuralParams, BaseForecaster):
                 "lower learning_rate, gradient_clip set, or data of a sane scale"
             )
         return out
+
+    def _decompose(self, series: SeriesArrays, horizon: int) -> DifferentiableForecast:
+        """Give the forecast as a differentiable function of the network's inputs (``explain``).
+
+        The window and the forecast steps' known inputs, through the roll-out and the inverse
+        scaling, from the baseline of every input at zero
+        (:func:`forecast.models.neural_inputs.differentiable_forecast`); ``explain``
+        integrates its gradients.
+        """
+        context, head = int(self.context_length), int(self.head_horizon_)
+        return differentiable_forecast(self, self.module_, context, head, series, horizon)
 
     # ----------------------------------------------------------------- export
     def to_onnx(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:

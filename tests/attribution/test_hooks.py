@@ -1,18 +1,32 @@
 """``explain`` reaches estimators through their decomposition hook and the pipeline's rules."""
 
 import ast
+import importlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
-from forecast import BoostedLagForecaster, GRUForecaster, LinearLagForecaster, SeasonalNaive
+from forecast import (
+    BoostedLagForecaster,
+    DCTMixerForecaster,
+    GRUForecaster,
+    LinearLagForecaster,
+    LSTMForecaster,
+    Naive,
+    SeasonalNaive,
+    TransformerForecaster,
+)
 from forecast.attribution import explain
-from forecast.frames.decomposition import NotDecomposable
+from forecast.base import BaseForecaster
+from forecast.frames.decomposition import Decomposition, DifferentiableForecast, NotDecomposable
 from tests.conftest import TINY_NEURAL, make_series
 
 pytest.importorskip("captum", reason="install the explain extra (captum)")
+
+from forecast.attribution.gradients import integrated_gradients  # noqa: E402 (needs captum)
 
 ATTRIBUTION = Path(__file__).resolve().parents[2] / "forecast" / "attribution"
 
@@ -123,3 +137,144 @@ def test_naive_origins_are_local_times_of_the_model_as_in_predict_origins():
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     with pytest.raises(ValueError, match="origins is empty"):
         explain(model, df, horizon=6, origins=[])
+
+
+# ------------------------------------------------------------- every estimator through its hook
+EXPLAIN = ATTRIBUTION / "explain.py"
+
+
+def _class_checks(source):
+    """Names of the classes ``isinstance`` / ``issubclass`` calls in ``source`` test against."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+            "isinstance",
+            "issubclass",
+        ):
+            second = node.args[1]
+            for item in second.elts if isinstance(second, ast.Tuple) else [second]:
+                names.append(ast.unparse(item))
+    return names
+
+
+def test_explain_tests_no_estimator_class():
+    module = importlib.import_module("forecast.attribution.explain")  # the name is the function
+    checked = _class_checks(EXPLAIN.read_text())
+    assert "DifferentiableForecast" in checked  # what the hook answered, not who answered
+    estimators = [n for n in checked if issubclass(eval(n, vars(module)), BaseForecaster)]
+    assert estimators == []
+    assert not any(m.startswith("forecast.models") for m in _imported_modules(EXPLAIN.read_text()))
+
+
+def test_the_class_check_sees_an_estimator_class():
+    source = (
+        "if isinstance(model, NeuralForecaster) or isinstance(x, (int, models.Naive)):\n    pass\n"
+    )
+    assert _class_checks(source) == ["NeuralForecaster", "int", "models.Naive"]
+
+
+def _covariates(n=24 * 14):
+    df = make_series(n, tz="Europe/Berlin")
+    rng = np.random.default_rng(1)
+    df["temp"], df["wind"] = rng.standard_normal(n), rng.standard_normal(n)
+    return df
+
+
+@pytest.mark.parametrize(
+    "family", [GRUForecaster, LSTMForecaster, TransformerForecaster, DCTMixerForecaster]
+)
+def test_the_neural_hook_is_a_complete_differentiable_forecast(family):
+    df = _covariates()
+    hist, fut = df.iloc[:-6], df[["temp"]].iloc[-6:]
+    params = {**TINY_NEURAL, "calendar": True, "country": "DE"}
+    model = family(**params, future_covariates=["temp"], past_covariates=["wind"]).fit(hist)
+    arrays = model._frames_to_arrays(hist, 6, fut)[0][0]
+    answer = model._decompose(arrays, 6)
+    assert isinstance(answer, DifferentiableForecast) and answer.shape == (6, 1)
+    sizes = [t[0].numel() for t in answer.values]
+    assert len(answer.kind) == len(answer.name) == len(answer.step) == sum(sizes)
+    n_cal = int(np.sum((answer.kind == "calendar") & (answer.step == 1)))
+    assert sizes == [24 * (3 + n_cal), 6 * (1 + n_cal)]  # window (L, I), steps (H, F)
+    assert set(answer.kind) == {"lag", "past covariate", "future covariate", "calendar"}
+    with torch.no_grad():
+        forecast = answer.function(*answer.values).numpy().reshape(6)
+    np.testing.assert_allclose(forecast, model.predict(6, hist, fut)["load"], rtol=1e-5)
+    terms = integrated_gradients(answer, n_steps=64)
+    gap = np.abs(terms.contributions.sum(axis=2) - (terms.forecast - terms.baseline)).max()
+    assert gap <= 1e-2 * np.abs(terms.forecast - terms.baseline).max() + 1e-5
+
+
+class _LastValue(Naive):
+    """A naive forecast that knows its one term: the last value, from a baseline of zero."""
+
+    def _decompose(self, series, horizon):
+        last = self._to_data_units(series.y[-1:])  # (1, C)
+        n_c = last.shape[1]
+        return Decomposition(
+            method="exact",
+            baseline_text="no level at all",
+            kind=np.full(n_c, "lag", dtype=object),
+            name=np.asarray(self.columns_, dtype=object),
+            time=series.index[-1:].repeat(n_c),
+            step=np.zeros(n_c, dtype=np.int64),
+            contributions=np.tile(np.diag(last[0]), (horizon, 1, 1)),  # (H, C, C)
+            forecast=np.repeat(last, horizon, axis=0),
+            baseline=np.zeros((horizon, n_c)),
+        )
+
+
+class _Repeat(torch.nn.Module):
+    def __init__(self, horizon):
+        super().__init__()
+        self.horizon = horizon
+
+    def forward(self, x):  # (B, 1, C) -> (B, H * C)
+        return x.expand(-1, self.horizon, -1).reshape(len(x), -1)
+
+
+class _DifferentiableLastValue(Naive):
+    """A naive forecast given as a differentiable function of the last value."""
+
+    def _decompose(self, series, horizon):
+        last = torch.tensor(self._to_data_units(series.y[-1:]))[None]  # (1, 1, C)
+        n_c = last.shape[-1]
+        return DifferentiableForecast(
+            baseline_text="the last value at zero",
+            function=_Repeat(horizon),
+            values=(last,),
+            baselines=(torch.zeros_like(last),),
+            kind=np.full(n_c, "lag", dtype=object),
+            name=np.asarray(self.columns_, dtype=object),
+            time=series.index[-1:].repeat(n_c),
+            step=np.zeros(n_c, dtype=np.int64),
+            shape=(horizon, n_c),
+        )
+
+
+@pytest.mark.parametrize(
+    ("model", "method", "baseline"),
+    [
+        (_LastValue(), "exact", "no level at all"),
+        (_DifferentiableLastValue(), "integrated_gradients", "the last value at zero"),
+    ],
+    ids=["terms", "differentiable"],
+)
+def test_a_custom_estimator_is_explained_through_its_hook(model, method, baseline):
+    df = make_series(24 * 5, channels=2)
+    model.fit(df)
+    for asked in ("auto", method):
+        table = explain(model, df, horizon=3, method=asked)
+        assert table.attrs["method"] == method and table.attrs["baseline"] == baseline
+        assert list(table["input_step"].unique()) == [0]  # the one input the hook named
+        own = table[table["input"] == table["target"]]
+        np.testing.assert_allclose(own["contribution"], own["forecast"], rtol=1e-6)
+        assert (table.loc[table["input"] != table["target"], "contribution"] == 0).all()
+        np.testing.assert_allclose(
+            table.groupby(["lead", "target"])["forecast"].first().unstack().to_numpy(),
+            model.predict(3, df).to_numpy(),
+            rtol=1e-6,
+        )
+    assert explain(model, df, horizon=3, method="shapley").attrs["method"] == "shapley"
+    other = "integrated_gradients" if method == "exact" else "exact"
+    with pytest.raises(NotDecomposable, match=f"{type(model).__name__}"):
+        explain(model, df, horizon=3, method=other)
