@@ -3,8 +3,8 @@
 An estimator says how its forecast decomposes through its hook ``_decompose(series,
 horizon)`` (:mod:`forecast.frames.decomposition`): its own terms (a ``Decomposition``, such
 as the linear-lag model's), a differentiable function of its inputs (a
-``DifferentiableForecast``, the networks', whose gradients ``explain`` integrates), or
-``NotDecomposable``, and ``explain`` samples Shapley values of its forecast. ``explain``
+``DifferentiableForecast``, the networks', whose gradients ``explain`` integrates), or it
+raises ``NotDecomposable`` and ``explain`` samples Shapley values of its forecast. ``explain``
 asks every estimator the same way and knows none of their classes.
 """
 
@@ -57,7 +57,7 @@ def _answer(
     except NotDecomposable:
         if method == "exact":
             raise
-        answer = None  # "auto": sampled
+        answer = None  # "auto" samples; "integrated_gradients" refuses below
     if method == "exact" and not isinstance(answer, Decomposition):
         raise no_exact_terms(name)
     if method == "integrated_gradients" and not isinstance(answer, DifferentiableForecast):
