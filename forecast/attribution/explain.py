@@ -52,18 +52,19 @@ def _answer(
     """
     name = type(model).__name__
     answer: Decomposition | DifferentiableForecast | None
+    refusal: NotDecomposable | None = None
     try:
         answer = model._decompose(arrays, horizon)
-    except NotDecomposable:
+    except NotDecomposable as error:
         if method == "exact":
             raise
-        answer = None  # "auto" samples; "integrated_gradients" refuses below
+        answer, refusal = None, error  # "auto" samples; "integrated_gradients" refuses below
     if method == "exact" and not isinstance(answer, Decomposition):
         raise no_exact_terms(name)
     if method == "integrated_gradients" and not isinstance(answer, DifferentiableForecast):
         raise NotDecomposable(
             f"method='integrated_gradients' needs a neural forecaster, not {name}"
-        )
+        ) from refusal
     return answer
 
 

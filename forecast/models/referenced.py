@@ -33,6 +33,7 @@ from sklearn.base import clone
 from torch import nn
 
 from forecast.base import BaseForecaster, SeriesArrays
+from forecast.frames.decomposition import DifferentiableForecast, no_exact_terms
 from forecast.frames.slices import without_block
 from forecast.models import _params as checks
 from forecast.models.declare import Param, declare_params
@@ -223,6 +224,17 @@ class ReferenceResidualMixin(NeuralForecaster):
         reference = self._reference_forecasts(series, int(self.head_horizon_))[:, :horizon]
         reference = reference.astype(np.float32)
         return reference if future is None else np.concatenate([future, reference], axis=-1)
+
+    def _decompose(self, series: SeriesArrays, horizon: int) -> DifferentiableForecast:
+        """Refuse terms when a reference feeds the network (its inputs alone miss it).
+
+        The reference's forecast enters the network (``reference_input``) and is added to its
+        output (``reference_base``); integrated gradients over the network's inputs would leave
+        it out, so ``explain`` samples such an estimator (Shapley) instead.
+        """
+        if self.reference_model_ is None:
+            return super()._decompose(series, horizon)
+        raise no_exact_terms(f"{type(self).__name__} with a reference_model")
 
     def _reference_forecasts(
         self, series: list[SeriesArrays], horizon: int, model: BaseForecaster | None = None

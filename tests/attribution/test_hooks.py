@@ -278,3 +278,22 @@ def test_a_custom_estimator_is_explained_through_its_hook(model, method, baselin
     other = "integrated_gradients" if method == "exact" else "exact"
     with pytest.raises(NotDecomposable, match=f"{type(model).__name__}"):
         explain(model, df, horizon=3, method=other)
+
+
+def test_a_network_with_a_reference_is_sampled_and_one_without_integrated():
+    from forecast.models.referenced import ReferencedHopfieldForecaster
+
+    df = make_series(n=240, channels=1)
+    tiny = {"context_length": 24, "horizon": 6, "hidden_size": 8, "n_heads": 2, "max_epochs": 1}
+    reference = LinearLagForecaster(lags=24, horizon=6, calendar=False)
+    model = ReferencedHopfieldForecaster(reference_model=reference, random_state=0, **tiny)
+    model.fit(df)
+    table = explain(model, df, horizon=3, n_samples=1)
+    assert table.attrs["method"] == "shapley"
+    with pytest.raises(NotDecomposable, match="with a reference_model"):
+        explain(model, df, horizon=3, method="exact")
+    with pytest.raises(NotDecomposable, match="needs a neural forecaster") as refused:
+        explain(model, df, horizon=3, method="integrated_gradients")
+    assert "with a reference_model" in str(refused.value.__cause__)  # the hook's reason
+    plain = ReferencedHopfieldForecaster(random_state=0, **tiny).fit(df)
+    assert explain(plain, df, horizon=3, n_steps=4).attrs["method"] == "integrated_gradients"
