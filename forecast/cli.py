@@ -1,14 +1,15 @@
-"""The ``forecast`` command: one table of sub-commands, and the parsers of the small ones.
+"""The ``forecast`` command: one table of sub-commands, and the options of the small ones.
 
-Every sub-command is one row of :data:`COMMANDS`: its one-line help, the function that adds
-its parser (and sets the body it runs as ``func``) and whether it runs long. Adding a command
-is adding a row. ``forecast --help`` lists the table without building a parser; a command's
-parser is built when the command is named, from a module that imports nothing heavy (a test
-keeps torch, pandas and MLflow out of every ``--help``): :mod:`forecast.batch.cli`,
-``forecast.loop.score_cli``, ``update_cli``, ``promote_cli``, ``forecast.serve.cli``, and
-this module for demo, fit, predict, backtest, run, tune and data, whose parsers are here so
-that none imports its body to parse. Each command imports its body when it runs:
-:mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
+Every sub-command is one row of :data:`COMMANDS`: its one-line help, the function adding its
+options and the body it runs (or the module defining them and the command's texts), and
+whether it runs long. Adding a command is adding a row; :func:`forecast.batch.cli_args.add_command`
+makes every command's parser from its row. ``forecast --help`` lists the table without
+building a parser; a command's parser is built when the command is named, from a module that
+imports nothing heavy (a test keeps torch, pandas and MLflow out of every ``--help``):
+:mod:`forecast.batch.cli`, ``forecast.loop.score_cli``, ``update_cli``, ``promote_cli``,
+``forecast.serve.cli``, and this module for demo, fit, predict, backtest, run, tune and data,
+whose options are here so that none imports its body to parse. Each command imports its body
+when it runs: :mod:`forecast.specs.commands` (fit, backtest, run), :mod:`forecast.batch.predict`
 (predict), :mod:`forecast.specs.demo`, :mod:`forecast.tuning.sweep`,
 :mod:`forecast.datasets.commands` (data).
 
@@ -27,7 +28,13 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forecast._version import __version__
-from forecast.batch.cli_args import OneLineParser
+from forecast.batch.cli_args import (
+    add_command,
+    add_time_column_argument,
+    add_timezone_argument,
+    command_parser,
+    positive_int,
+)
 
 if TYPE_CHECKING:  # generic in typeshed only; the class is not subscriptable at run time
     _SubParsersAction = argparse._SubParsersAction[Any]  # Any: declared commands map to None
@@ -62,46 +69,46 @@ class _Commands(_SubParsersAction):
         super().__call__(parser, namespace, values, option_string)
 
 
-def _add_data(sub: _Commands) -> None:
-    """Add the ``data`` command; its bodies are in :mod:`forecast.datasets.commands`."""
-    data = sub.add_parser(
-        "data",
-        description=_description("data"),
-        epilog="The data folder is --data-dir, else $FORECAST_DATA_DIR, else ../shared/data,\n"
-        "else data/cache (where fetch writes by default).\n\n"
-        + _examples("forecast data list -v", "forecast data fetch ett-h1"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    actions = data.add_subparsers(dest="data_command", metavar="{list,fetch}", required=True)
-    show = actions.add_parser(
+def _data_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``forecast data``'s sub-commands; bodies in :mod:`forecast.datasets.commands`."""
+    actions = parser.add_subparsers(dest="data_command", metavar="{list,fetch}", required=True)
+    add_command(
+        actions,
         "list",
+        "Show the datasets of the catalogue and whether they are available locally.",
+        _examples("forecast data list", "forecast data list --data-dir /srv/data -v"),
+        _data_list_arguments,
+        _data_command("list_command"),
         help="show datasets and whether they are available locally",
-        description="Show the datasets of the catalogue and whether they are available locally.",
-        epilog=_examples("forecast data list", "forecast data list --data-dir /srv/data -v"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    show.add_argument("--data-dir", default=None, help="data folder to look in")
-    show.add_argument("-v", "--verbose", action="store_true", help="also show source and licence")
-    show.set_defaults(func=_data_command("list_command"))
-    get = actions.add_parser(
+    add_command(
+        actions,
         "fetch",
-        help="download a dataset (sha256-verified, atomic)",
-        description="Download a dataset, check its sha256 and write it atomically.",
-        epilog="names: those 'forecast data list' shows\n\n"
+        "Download a dataset, check its sha256 and write it atomically.",
+        "names: those 'forecast data list' shows\n\n"
         + _examples(
             "forecast data fetch entsoe-de",
             "forecast data fetch opsd-60min --sha256 HEX_DIGEST --data-dir data/cache",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        _data_fetch_arguments,
+        _data_command("fetch_command"),
+        help="download a dataset (sha256-verified, atomic)",
     )
-    get.add_argument("name", type=_dataset_name, metavar="NAME", help="catalogue name")
-    get.add_argument("--data-dir", default=None, help="target data folder (default data/cache)")
-    get.add_argument("--force", action="store_true", help="download again even if present")
-    get.add_argument("--sha256", default=None, help="expected checksum (single-file datasets)")
-    get.add_argument(
+
+
+def _data_list_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", default=None, help="data folder to look in")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also show source and licence")
+
+
+def _data_fetch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", type=_dataset_name, metavar="NAME", help="catalogue name")
+    parser.add_argument("--data-dir", default=None, help="target data folder (default data/cache)")
+    parser.add_argument("--force", action="store_true", help="download again even if present")
+    parser.add_argument("--sha256", default=None, help="expected checksum (single-file datasets)")
+    parser.add_argument(
         "--allow-unverified", action="store_true", help="accept files without a known checksum"
     )
-    get.set_defaults(func=_data_command("fetch_command"))
 
 
 def _examples(*lines: str) -> str:
@@ -212,250 +219,210 @@ Run 'forecast COMMAND --help' for the options of one command.
 """
 
 
-def _description(name: str) -> str:
-    """Return the description of command ``name``: its line of :data:`COMMANDS` as a sentence."""
-    summary = COMMANDS[name].summary
-    return summary[0].upper() + summary[1:] + "."
-
-
-def _command_parser(sub: _Commands, name: str, examples: Sequence[str]) -> argparse.ArgumentParser:
-    """Add sub-command ``name``: its :func:`_description`, ``examples`` in its epilog."""
-    return sub.add_parser(
-        name,
-        description=_description(name),
-        epilog=_examples(*examples),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
-def _add_demo(sub: _Commands) -> None:
-    """Add the ``demo`` command; its body is :func:`_cmd_demo`."""
-    demo = _command_parser(
-        sub,
-        "demo",
-        ["forecast demo", "forecast demo --out /tmp/demo --quick --seed 1"],
-    )
-    demo.add_argument(
+def _demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--out",
         default="forecast-demo",
         help="folder for the MLflow store, results and forecast (default: forecast-demo)",
     )
-    demo.add_argument(
+    parser.add_argument(
         "--quick", action="store_true", help="one epoch, one week scored (a smoke run)"
     )
-    demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    demo.add_argument(
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument(
         "--quiet",
         action="store_true",
         help="no progress lines on stderr (the summary still prints)",
     )
-    demo.set_defaults(func=_cmd_demo)
 
 
-def _add_fit(sub: _Commands) -> None:
-    """Add the ``fit`` command; its body is :func:`_cmd_fit`."""
-    fit = _command_parser(
-        sub,
-        "fit",
-        [
-            "forecast fit --model seasonal-naive --data load.csv --param 'season=\"1D\"' "
-            "--out models/snaive",
-            "forecast fit --model lstm --data load.csv --columns load --param hidden_size=32 \\\n"
-            "      --param max_epochs=2 --out models/lstm",
-        ],
-    )
-    fit.add_argument("--model", required=True, help="model name, e.g. lstm, gru, seasonal-naive")
-    _add_data_arguments(fit)
-    fit.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
-    _add_param_argument(fit)
-    fit.add_argument("--out", required=True, help="folder to save the fitted model to")
-    fit.add_argument(
+def _fit_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", required=True, help="model name, e.g. lstm, gru, seasonal-naive")
+    _add_data_arguments(parser)
+    parser.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
+    _add_param_argument(parser)
+    parser.add_argument("--out", required=True, help="folder to save the fitted model to")
+    parser.add_argument(
         "--overwrite", action="store_true", help="replace the saved model folder --out if it exists"
     )
-    fit.add_argument("--quiet", action="store_true", help="no progress on stderr (epochs)")
-    fit.set_defaults(func=_cmd_fit)
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr (epochs)")
 
 
-def _add_predict(sub: _Commands) -> None:
-    """Add the ``predict`` command; its body is :func:`_cmd_predict`."""
-    predict = _command_parser(
-        sub,
-        "predict",
-        [
-            "forecast predict --model models/snaive --horizon 24",
-            "forecast predict --model models/snaive --data latest.csv --horizon 24 \\\n"
-            "      --timezone Europe/Berlin --output forecast.csv",
-        ],
-    )
-    predict.add_argument("--model", required=True, help="folder written by 'forecast fit'")
-    predict.add_argument(
+def _predict_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", required=True, help="folder written by 'forecast fit'")
+    parser.add_argument(
         "--data", default=None, help="new history, CSV or Parquet (default: the training data)"
     )
-    predict.add_argument("--time-column", default=None, help="time column (default: detected)")
-    _add_timezone_argument(predict, "read --data and write the forecast in this zone")
-    predict.add_argument("--horizon", type=int, required=True, help="steps to forecast")
-    predict.add_argument("--device", default=None, help="cpu or cuda (default: as saved)")
-    predict.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
-    predict.set_defaults(func=_cmd_predict)
+    add_time_column_argument(parser)
+    _add_timezone_argument(parser, "read --data and write the forecast in this zone")
+    parser.add_argument("--horizon", type=int, required=True, help="steps to forecast")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: as saved)")
+    parser.add_argument("--output", default=None, help="CSV/Parquet file (default: stdout)")
 
 
-def _add_backtest(sub: _Commands) -> None:
-    """Add the ``backtest`` command; its body is :func:`_cmd_backtest`."""
-    backtest = _command_parser(
-        sub,
-        "backtest",
-        [
-            "forecast backtest --model seasonal-naive --param 'season=\"7D\"' --data load.csv \\\n"
-            "      --protocol day-ahead --start 2023-01-01 --end 2023-12-31",
-            "forecast backtest --model naive --data load.csv --start 2023-01-01 --origins 7D \\\n"
-            "      --horizon 24 --output backtest.csv",
-        ],
-    )
-    backtest.add_argument("--model", required=True, help="model name, e.g. lstm, seasonal-naive")
-    backtest.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
-    backtest.add_argument("--time-column", default=None, help="time column (default: detected)")
-    backtest.add_argument(
-        "--columns", nargs="+", default=None, help="columns to use (default: all)"
-    )
-    _add_param_argument(backtest)
-    backtest.add_argument("--protocol", default=None, help="e.g. day-ahead")
-    backtest.add_argument("--start", default=None, help="first day of the test period")
-    backtest.add_argument("--end", default=None, help="last day of the test period")
-    backtest.add_argument("--horizon", type=int, default=None, help="steps per forecast")
-    backtest.add_argument("--origins", default=None, help="e.g. 12:00 (daily) or 7D")
-    backtest.add_argument("--target", default=None, help="target column (others are covariates)")
-    backtest.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
-    backtest.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
-    backtest.set_defaults(func=_cmd_backtest)
+def _backtest_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", required=True, help="model name, e.g. lstm, seasonal-naive")
+    parser.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
+    add_time_column_argument(parser)
+    parser.add_argument("--columns", nargs="+", default=None, help="columns to use (default: all)")
+    _add_param_argument(parser)
+    parser.add_argument("--protocol", default=None, help="e.g. day-ahead")
+    parser.add_argument("--start", default=None, help="first day of the test period")
+    parser.add_argument("--end", default=None, help="last day of the test period")
+    parser.add_argument("--horizon", type=int, default=None, help="steps per forecast")
+    parser.add_argument("--origins", default=None, help="e.g. 12:00 (daily) or 7D")
+    parser.add_argument("--target", default=None, help="target column (others are covariates)")
+    parser.add_argument("--refit-every", type=int, default=None, help="refit every k origins")
+    parser.add_argument("--output", default=None, help="forecasts as CSV/Parquet")
 
 
-def _add_run(sub: _Commands) -> None:
-    """Add the ``run`` command; its body is :func:`_cmd_run`."""
-    run = _command_parser(
-        sub,
-        "run",
-        ["forecast run experiments/entsoe_de_day_ahead.toml --output results/entsoe"],
-    )
-    run.add_argument("spec", help="TOML file, e.g. experiments/entsoe_de_day_ahead.toml")
-    run.add_argument("--output", default=None, help="results folder")
-    run.add_argument(
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="TOML file, e.g. experiments/entsoe_de_day_ahead.toml")
+    parser.add_argument("--output", default=None, help="results folder")
+    parser.add_argument(
         "--quiet", action="store_true", help="no progress on stderr (models, folds, epochs)"
     )
-    run.set_defaults(func=_cmd_run)
 
 
-def _add_tune(sub: _Commands) -> None:
-    """Add the ``tune`` command; its body is :func:`_cmd_tune`."""
-    tune = _command_parser(
-        sub,
-        "tune",
-        [
-            "forecast tune experiments/gru_sweep_de.toml --num-cpus 2",
-            "forecast tune experiments/gru_sweep_de.toml --address ray://head:10001",
-            "forecast tune experiments/gru_sweep_de.toml --resume",
-        ],
-    )
-    tune.add_argument("spec", help="TOML experiment spec with a [tune] table")
-    tune.add_argument(
+def _tune_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="TOML experiment spec with a [tune] table")
+    parser.add_argument(
         "--address", default=None, help="Ray cluster (default: $RAY_ADDRESS, else a local Ray)"
     )
-    tune.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray")
-    tune.add_argument("--output", default=None, help="sweep folder (default: <results>/tune)")
-    tune.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
-    tune.add_argument("--no-track", action="store_true", help="no MLflow runs")
-    tune.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    tune.set_defaults(func=_cmd_tune)
+    parser.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray")
+    parser.add_argument("--output", default=None, help="sweep folder (default: <results>/tune)")
+    parser.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
+    parser.add_argument("--no-track", action="store_true", help="no MLflow runs")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 class Command(NamedTuple):
     """A sub-command of ``forecast``: a row of :data:`COMMANDS`."""
 
     summary: str
-    """Its line in ``forecast --help`` (capitalised, the description of the small ones)."""
-    parser: str | Callable[[_Commands], object]
-    """Adds its parser to the sub-commands, with the body it runs as ``func``: a function,
-    or ``"module:function"``, imported only when the command is named."""
+    """Its line in ``forecast --help``; capitalised, the description of a command of this module."""
+    arguments: str | Callable[[argparse.ArgumentParser], object]
+    """``arguments(parser)`` adds its options; or the name of the module (imported only when
+    the command is named) whose ``arguments``, ``run``, ``DESCRIPTION`` and ``EPILOG`` are the
+    command's."""
+    run: Callable[[argparse.Namespace], int] | None = None
+    """Its body, ``run(args) -> int``, with a function ``arguments`` (none: its own
+    sub-commands set it); it imports what it needs when it runs."""
+    epilog: str = ""
+    """The text after its options, with a function ``arguments``."""
     long: bool = False
     """Runs torch or MLflow runs: under the thread policy (``--threads``), SIGTERM caught."""
 
 
 COMMANDS: dict[str, Command] = {
     "demo": Command(
-        "the main experiment's path, small, on Victoria's demand", _add_demo, long=True
+        "the main experiment's path, small, on Victoria's demand",
+        _demo_arguments,
+        _cmd_demo,
+        _examples("forecast demo", "forecast demo --out /tmp/demo --quick --seed 1"),
+        long=True,
     ),
     "fit": Command(
-        "fit a model on a CSV/Parquet file and save it to a folder", _add_fit, long=True
+        "fit a model on a CSV/Parquet file and save it to a folder",
+        _fit_arguments,
+        _cmd_fit,
+        _examples(
+            "forecast fit --model seasonal-naive --data load.csv --param 'season=\"1D\"' "
+            "--out models/snaive",
+            "forecast fit --model lstm --data load.csv --columns load --param hidden_size=32 \\\n"
+            "      --param max_epochs=2 --out models/lstm",
+        ),
+        long=True,
     ),
-    "predict": Command("forecast with a model saved by 'forecast fit'", _add_predict, long=True),
-    "backtest": Command("rolling-origin backtest of one model on a file", _add_backtest, long=True),
-    "run": Command("run an experiment spec (TOML): data, backtest, models", _add_run, long=True),
+    "predict": Command(
+        "forecast with a model saved by 'forecast fit'",
+        _predict_arguments,
+        _cmd_predict,
+        _examples(
+            "forecast predict --model models/snaive --horizon 24",
+            "forecast predict --model models/snaive --data latest.csv --horizon 24 \\\n"
+            "      --timezone Europe/Berlin --output forecast.csv",
+        ),
+        long=True,
+    ),
+    "backtest": Command(
+        "rolling-origin backtest of one model on a file",
+        _backtest_arguments,
+        _cmd_backtest,
+        _examples(
+            "forecast backtest --model seasonal-naive --param 'season=\"7D\"' --data load.csv \\\n"
+            "      --protocol day-ahead --start 2023-01-01 --end 2023-12-31",
+            "forecast backtest --model naive --data load.csv --start 2023-01-01 --origins 7D \\\n"
+            "      --horizon 24 --output backtest.csv",
+        ),
+        long=True,
+    ),
+    "run": Command(
+        "run an experiment spec (TOML): data, backtest, models",
+        _run_arguments,
+        _cmd_run,
+        _examples("forecast run experiments/entsoe_de_day_ahead.toml --output results/entsoe"),
+        long=True,
+    ),
     "tune": Command(
-        "sweep a spec's [tune] space on Ray Tune (needs the extra ray)", _add_tune, long=True
+        "sweep a spec's [tune] space on Ray Tune (needs the extra ray)",
+        _tune_arguments,
+        _cmd_tune,
+        _examples(
+            "forecast tune experiments/gru_sweep_de.toml --num-cpus 2",
+            "forecast tune experiments/gru_sweep_de.toml --address ray://head:10001",
+            "forecast tune experiments/gru_sweep_de.toml --resume",
+        ),
+        long=True,
     ),
-    "data": Command("list the dataset catalogue or download a dataset", _add_data),
+    "data": Command(
+        "list the dataset catalogue or download a dataset",
+        _data_arguments,
+        epilog="The data folder is --data-dir, else $FORECAST_DATA_DIR, else ../shared/data,\n"
+        "else data/cache (where fetch writes by default).\n\n"
+        + _examples("forecast data list -v", "forecast data fetch ett-h1"),
+    ),
     "batch": Command(
         "scheduled forecast from the latest data with a stored model",
-        "forecast.batch.cli:add_batch_parser",
+        "forecast.batch.cli",
         long=True,
     ),
     "score": Command(
-        "score the stored batch forecasts against the actuals",
-        "forecast.loop.score_cli:add_score_parser",
+        "score the stored batch forecasts against the actuals", "forecast.loop.score_cli"
     ),
-    "update": Command(
-        "teach a saved model the rows it has not seen",
-        "forecast.loop.update_cli:add_update_parser",
-    ),
-    "promote": Command(
-        "promote a challenger whose live record wins",
-        "forecast.loop.promote_cli:add_promote_parser",
-    ),
-    "serve": Command(
-        "serve forecasts of a stored model over HTTP",
-        "forecast.serve.cli:add_serve_parser",
-    ),
+    "update": Command("teach a saved model the rows it has not seen", "forecast.loop.update_cli"),
+    "promote": Command("promote a challenger whose live record wins", "forecast.loop.promote_cli"),
+    "serve": Command("serve forecasts of a stored model over HTTP", "forecast.serve.cli"),
 }
 """Every sub-command of ``forecast``, in the order ``forecast --help`` lists them."""
 
 
-def _builder(command: Command) -> Callable[[_Commands], object]:
+def _builder(name: str, command: Command) -> Callable[[_Commands], object]:
     """Return the function adding ``command``'s parser (a module named by text: imported on use)."""
-    if not isinstance(command.parser, str):
-        return command.parser
-    module, _, function = command.parser.partition(":")
 
-    def build(sub: _Commands) -> object:
+    def build(sub: _Commands) -> argparse.ArgumentParser:
+        if not isinstance(command.arguments, str):
+            summary = command.summary[0].upper() + command.summary[1:] + "."
+            return add_command(sub, name, summary, command.epilog, command.arguments, command.run)
         # a fixed name of COMMANDS, never from input; imported only when the command is named
-        add: Callable[[_Commands], object] = getattr(importlib.import_module(module), function)
-        return add(sub)
+        module = importlib.import_module(command.arguments)
+        return add_command(
+            sub, name, module.DESCRIPTION, module.EPILOG, module.arguments, module.run
+        )
 
     return build
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``forecast`` command: its options and :data:`COMMANDS`."""
-    parser = OneLineParser(  # usage errors in one line; sub-commands inherit the class
-        prog="forecast",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    # usage errors in one line; sub-commands inherit the parser's class
+    parser = command_parser("forecast", DESCRIPTION, EPILOG)
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     parser.add_argument(
         "--threads",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="torch threads per process (default: as many as free cores, at most torch's "
         "one per core; see docs/threads.md)",
@@ -463,22 +430,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_Commands)
     assert isinstance(sub, _Commands)  # typeshed types it as the base class, whatever action=
     for name, command in COMMANDS.items():
-        sub.declare(name, command.summary, _builder(command))
+        sub.declare(name, command.summary, _builder(name, command))
     return parser
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True, help="CSV or Parquet file with a time column")
-    parser.add_argument("--time-column", default=None, help="time column (default: detected)")
+    add_time_column_argument(parser)
     _add_timezone_argument(parser, "read the timestamps in this zone")
 
 
 def _add_timezone_argument(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument(
-        "--timezone",
-        default=None,
-        metavar="ZONE",
-        help=f"{what}, e.g. Europe/Berlin (default: the file's own UTC offsets; several "
+    add_timezone_argument(
+        parser,
+        f"{what}, e.g. Europe/Berlin (default: the file's own UTC offsets; several "
         "offsets, as in local time across a DST change, are read as UTC)",
     )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import importlib
+import inspect
 import io
 from pathlib import Path
 
@@ -38,16 +40,21 @@ def test_each_row_builds_the_parser_of_its_command_with_a_body(name):
 
 
 def test_a_command_is_added_by_one_row(monkeypatch, capsys):
-    def add_hello(sub):
-        hello = sub.add_parser("hello", description="Say hello.")
-        hello.add_argument("--times", type=int, default=1)
-        hello.set_defaults(func=lambda args: print("hello " * args.times) or 7)
+    def hello_arguments(parser):
+        parser.add_argument("--times", type=int, default=1)
 
-    table = {**cli.COMMANDS, "hello": cli.Command("say hello", add_hello)}
-    monkeypatch.setattr(cli, "COMMANDS", table)
+    def hello(args):
+        return print("hello " * args.times) or 7
+
+    row = cli.Command("say hello", hello_arguments, hello, "examples:\n  forecast hello")
+    monkeypatch.setattr(cli, "COMMANDS", {**cli.COMMANDS, "hello": row})
     with contextlib.redirect_stdout(io.StringIO()) as out, pytest.raises(SystemExit):
         cli.main(["--help"])
     assert ["hello", "say", "hello"] in [line.split() for line in out.getvalue().splitlines()]
+    with contextlib.redirect_stdout(io.StringIO()) as out, pytest.raises(SystemExit):
+        cli.main(["hello", "--help"])
+    text = out.getvalue()
+    assert "\nSay hello.\n" in text and text.endswith("examples:\n  forecast hello\n")
     assert cli.main(["hello", "--times", "2"]) == 7
     assert capsys.readouterr().out == "hello hello \n"
     with pytest.raises(SystemExit) as stop:
@@ -66,6 +73,32 @@ def test_a_row_naming_a_module_imports_it_only_when_named(monkeypatch):
     monkeypatch.setattr(cli.importlib, "import_module", lambda name: imported.append(name))
     cli.build_parser()
     assert imported == []
+
+
+@pytest.mark.parametrize(
+    "name", [name for name, command in cli.COMMANDS.items() if isinstance(command.arguments, str)]
+)
+def test_a_command_module_gives_its_texts_options_and_body_and_no_parser(name):
+    module = importlib.import_module(cli.COMMANDS[name].arguments)
+    parser = cli.build_parser()
+    sub = _sub(parser)
+    sub._builders[name](sub)
+    built = sub.choices[name]
+    assert built.description == module.DESCRIPTION
+    assert built.epilog == module.EPILOG.format(prog=f"forecast {name}")
+    assert built.get_default("func") is module.run
+    source = inspect.getsource(module)
+    assert "add_parser(" not in source and "set_defaults(" not in source
+    assert "formatter_class" not in source
+
+
+def test_only_the_command_maker_sets_the_formatter():
+    found = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if "formatter_class=" in path.read_text()
+    )
+    assert found == ["batch/cli_args.py"]
 
 
 def test_the_one_line_parser_is_defined_once():

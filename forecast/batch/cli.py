@@ -1,6 +1,8 @@
 """The ``batch`` command: ``forecast batch ...`` and ``python -m forecast.batch ...``.
 
-Parsing imports nothing heavy; the command imports pandas, torch and MLflow when it runs.
+Its texts (:data:`DESCRIPTION`, :data:`EPILOG`), its options (:func:`arguments`) and its body
+(:func:`run`); :mod:`forecast.batch.cli_args` makes the parser. Parsing imports nothing
+heavy; the body imports pandas, torch and MLflow when it runs.
 """
 
 from __future__ import annotations
@@ -9,15 +11,18 @@ import argparse
 import logging
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from forecast.batch.cli_args import (
     add_command,
     add_model_argument,
+    add_time_column_argument,
+    add_timezone_argument,
     add_tracking_arguments,
-    module_parser,
+    module_main,
+    positive_int,
 )
 from forecast.batch.constants import BATCH_EXPERIMENT, DAY_AHEAD, EXIT_LOCKED
 from forecast.batch.logs import LOGGER, batch_logging
@@ -42,37 +47,12 @@ EXIT_CODES = {
 }
 
 _log = logging.getLogger(LOGGER)
+_Result = TypeVar("_Result")
 
 
-def add_batch_parser(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    """Add the ``batch`` command to the ``forecast`` command's subparsers.
+DESCRIPTION = "Load a model, forecast from the latest data, write the forecast atomically."
 
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        From ``parser.add_subparsers()``.
-
-    Returns
-    -------
-    ArgumentParser
-        The ``batch`` parser (its ``func`` default runs the command and returns the exit code).
-    """
-    parser = add_command(
-        subparsers,
-        "batch",
-        "scheduled forecast from the latest data with a stored model",
-        _DESCRIPTION,
-        _EPILOG,
-    )
-    _add_arguments(parser)
-    return parser
-
-
-_DESCRIPTION = "Load a model, forecast from the latest data, write the forecast atomically."
-
-_EPILOG = """\
+EPILOG = """\
 {{date}} in --output is the issue date: the local date (YYYY-MM-DD) of the last input
 timestamp. Local means --timezone, else the model's timezone parameter, else the zone the
 model was fitted in; naive input stamps are local times there. A model fitted on naive
@@ -96,15 +76,7 @@ examples:
 
 
 def _horizon(text: str) -> int | str:
-    if text == DAY_AHEAD:
-        return text
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive int or {DAY_AHEAD}, got {text!r}")
-    return value
+    return text if text == DAY_AHEAD else positive_int(text, f"a positive int or {DAY_AHEAD}")
 
 
 def _duration(text: str) -> pd.Timedelta:
@@ -127,7 +99,8 @@ def _timestamp(text: str) -> pd.Timestamp:
         ) from None
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``forecast batch`` to the parser it is given."""
     add_model_argument(
         parser, "models:/name@alias, models:/name/version, runs:/id/model or a folder"
     )
@@ -150,11 +123,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="steps to forecast (default: the model's horizon, else 24); day-ahead: up to "
         "the end of the next whole local day (23/24/25 hours)",
     )
-    parser.add_argument(
-        "--timezone",
-        default=None,
-        metavar="ZONE",
-        help="read the input and write the forecast in this zone, e.g. Europe/Berlin "
+    add_timezone_argument(
+        parser,
+        "read the input and write the forecast in this zone, e.g. Europe/Berlin "
         "(default: the model's timezone parameter, else the zone it was fitted in)",
     )
     parser.add_argument(
@@ -171,7 +142,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write quantile columns <column>_q<level>: 'all' or levels such as "
         "0.1,0.5,0.9 (models with quantile heads or conformal intervals)",
     )
-    parser.add_argument("--time-column", default=None, help="time column of the input")
+    add_time_column_argument(parser, "time column of the input")
     add_tracking_arguments(
         parser,
         "MLflow store (default: $MLFLOW_TRACKING_URI or sqlite:///mlflow.db)",
@@ -220,7 +191,6 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TIME",
         help="the issue time the staleness is measured at (default: now; naive means UTC)",
     )
-    parser.set_defaults(func=_cmd_batch)
 
 
 @contextmanager
@@ -239,8 +209,19 @@ def _quiet(args: argparse.Namespace | None = None) -> Iterator[None]:
         yield
 
 
-def _cmd_batch(args: argparse.Namespace) -> int:
-    """Run the command under the job lock, with timestamped log lines; return the exit code."""
+def run(args: argparse.Namespace) -> int:
+    """Run ``forecast batch`` under the job lock, with timestamped log lines.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options :func:`arguments` added, parsed.
+
+    Returns
+    -------
+    int
+        The exit code (:data:`EXIT_CODES`).
+    """
     from forecast.batch.files import BatchError  # start-up: the body, after parsing
     from forecast.batch.joblock import JobLocked, default_lock_path, job_lock  # as above
     from forecast.batch.partitions import is_partitioned  # as above
@@ -277,32 +258,28 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_one(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError, StaleInputError  # as _cmd_batch
-    from forecast.batch.run import run_batch  # as _cmd_batch
-    from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
+    from forecast.batch.files import BatchError, StaleInputError  # as run
+    from forecast.batch.run import run_batch  # as run
+    from forecast.persistence.manifest import ModelFormatError  # as run
 
     try:
-        with _quiet(args):
-            result = run_batch(
-                args.model,
-                args.input,
-                args.output,
-                args.horizon,
-                quantiles=args.quantiles,
-                max_staleness=args.max_staleness,
-                issue_time=args.issue_time,
-                future=args.future,
-                explain=args.explain,
-                **_run_options(args),
-            )
+        result = _call(
+            run_batch,
+            args,
+            quantiles=args.quantiles,
+            max_staleness=args.max_staleness,
+            issue_time=args.issue_time,
+            future=args.future,
+            explain=args.explain,
+        )
     except (BatchError, ModelFormatError) as err:  # their messages name the file at fault
         message = str(err).replace(_API_HINT, "pass --nan-policy interpolate")
         return _failed(args, message, EXIT_STALE if isinstance(err, StaleInputError) else 1)
     except Exception as err:  # unexpected: still one line, never a traceback in cron mail
         return _failed(args, f"{type(err).__name__}: {first_line(err)}", EXIT_FAILED)
     version = f", model version {result.model_version}" if result.model_version else ""
-    run = f", MLflow run {result.run_id}" if result.run_id else ""
-    _log.info("wrote %s (%d rows%s%s)", result.path, result.rows, version, run)
+    logged = f", MLflow run {result.run_id}" if result.run_id else ""
+    _log.info("wrote %s (%d rows%s%s)", result.path, result.rows, version, logged)
     print(f"{result.path}\t{result.rows} rows\tsha256 {result.sha256}")
     return EXIT_OK
 
@@ -326,9 +303,9 @@ def _failed(args: argparse.Namespace, message: str, code: int) -> int:
     return code
 
 
-def _run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Keyword options that one-file and many-file batch runs share."""
-    return dict(
+def _call(function: Callable[..., _Result], args: argparse.Namespace, **options: Any) -> _Result:
+    """Call ``run_batch`` or ``run_partitions`` with the options both take, libraries quiet."""
+    shared = dict(
         time_column=args.time_column,
         timezone=args.timezone,
         nan_policy=args.nan_policy,
@@ -337,25 +314,19 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
         experiment=args.experiment,
         device=args.device,
     )
+    with _quiet(args):
+        return function(args.model, args.input, args.output, args.horizon, **shared, **options)
 
 
 def _cmd_partitions(args: argparse.Namespace) -> int:
-    from forecast.batch.files import BatchError  # as _cmd_batch
-    from forecast.batch.partitions import run_partitions  # as _cmd_batch
-    from forecast.persistence.manifest import ModelFormatError  # as _cmd_batch
+    from forecast.batch.files import BatchError  # as run
+    from forecast.batch.partitions import run_partitions  # as run
+    from forecast.persistence.manifest import ModelFormatError  # as run
 
     try:
-        with _quiet(args):
-            result = run_partitions(
-                args.model,
-                args.input,
-                args.output,
-                args.horizon,
-                engine=args.engine,
-                address=args.address,
-                num_cpus=args.num_cpus,
-                **_run_options(args),
-            )
+        result = _call(
+            run_partitions, args, engine=args.engine, address=args.address, num_cpus=args.num_cpus
+        )
     except (BatchError, ModelFormatError, ValueError, ImportError) as err:
         _log.error("%s", first_line(err))
         return EXIT_FAILED
@@ -374,7 +345,36 @@ def _cmd_partitions(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``python -m forecast.batch`` (the same options as ``forecast batch``)."""
-    parser = module_parser("forecast.batch", _DESCRIPTION, _EPILOG)
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    return args.func(args)
+    return module_main("forecast.batch", DESCRIPTION, EPILOG, arguments, run, argv)
+
+
+def add_batch_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    """Add the ``batch`` command to the subparsers of a parser.
+
+    .. deprecated:: 0.2.0
+       Removed in 0.3.0. ``forecast`` adds its commands from one table
+       (:data:`forecast.cli.COMMANDS`); under a parser of your own, call
+       ``add_command(subparsers, "batch", DESCRIPTION, EPILOG, arguments, run, help=...)``
+       (:func:`~forecast.batch.cli_args.add_command`) with this module's names.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    ArgumentParser
+        The ``batch`` parser (its ``func`` default runs the command and returns the exit code).
+    """
+    warnings.warn(  # the versions of forecast._compat (a layer above: its test checks them)
+        "forecast.batch.add_batch_parser is deprecated in forecast 0.2.0 and will be removed in "
+        "0.3.0: call forecast.batch.cli_args.add_command(subparsers, 'batch', DESCRIPTION, "
+        "EPILOG, arguments, run, help=...) with the names of forecast.batch.cli",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    help_of_0_1 = "scheduled forecast from the latest data with a stored model"  # goes in 0.3.0
+    return add_command(subparsers, "batch", DESCRIPTION, EPILOG, arguments, run, help=help_of_0_1)

@@ -1,27 +1,35 @@
-"""What the commands' parsers share: one-line usage errors, the model and MLflow-store options.
+"""What the commands' parsers share: one way to make them, one-line usage errors, shared options.
 
-Every ``forecast`` command, and ``python -m forecast.batch`` and ``python -m forecast.serve``,
-parses with :class:`OneLineParser` (a usage error is one line). ``forecast batch``, ``score``,
-``update``, ``promote`` and ``serve`` name a model (a folder or an MLflow URI) and the MLflow
-store; :func:`add_model_argument` and :func:`add_tracking_arguments` declare those options
-once, each command passing its own help line. :func:`add_command` adds a sub-command with
-its help line, description and hand-wrapped epilog, and :func:`module_parser` makes the parser
-of ``python -m <module>`` with the same texts. This module imports nothing but
-:mod:`argparse`: ``forecast --help`` and usage errors never wait for pandas, torch or MLflow.
+A command is its texts (description, epilog), ``arguments(parser)`` adding its options to the
+parser it is given, and ``run(args) -> int``, its body. :func:`add_command` makes its parser
+under ``forecast`` (whose table, :data:`forecast.cli.COMMANDS`, names each command once) or
+any other parser; :func:`module_main` is ``python -m forecast.batch`` and ``python -m
+forecast.serve``, the same parser alone. Both parse with :class:`OneLineParser` (a usage
+error is one line). The options several commands share are declared once, each command
+passing its own help line: the model and the MLflow store (:func:`add_model_argument`,
+:func:`add_tracking_arguments`; ``forecast batch``, ``score``, ``update``, ``promote`` and
+``serve``), ``--timezone`` and ``--time-column``. This module imports nothing but the
+standard library's :mod:`argparse`: ``forecast --help`` and usage errors never wait for
+pandas, torch or MLflow.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 __all__ = [
     "TRACKING_URI_HELP",
     "OneLineParser",
     "add_command",
     "add_model_argument",
+    "add_time_column_argument",
+    "add_timezone_argument",
     "add_tracking_arguments",
-    "module_parser",
+    "command_parser",
+    "module_main",
+    "positive_int",
 ]
 
 TRACKING_URI_HELP = "MLflow store (default: $MLFLOW_TRACKING_URI)"
@@ -48,13 +56,19 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def add_command(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    subparsers: argparse._SubParsersAction[Any],
     name: str,
-    help: str,
     description: str,
     epilog: str,
+    arguments: Callable[[argparse.ArgumentParser], object],
+    run: Callable[[argparse.Namespace], int] | None = None,
+    *,
+    help: str | None = None,
 ) -> argparse.ArgumentParser:
-    """Add the sub-command ``forecast NAME``: its help line, description and epilog.
+    """Add the sub-command ``NAME``: its texts, its arguments and the body it runs.
+
+    The one way a command's parser is made, under ``forecast`` (its table,
+    :data:`forecast.cli.COMMANDS`, names each command once) or under any other parser.
 
     Parameters
     ----------
@@ -62,55 +76,132 @@ def add_command(
         From ``parser.add_subparsers()``.
     name : str
         The command's name.
-    help : str
-        Its line in ``forecast --help``.
     description : str
         The text under its usage line.
     epilog : str
         The text after its options, shown as written (line breaks kept); ``{prog}`` in it
-        reads ``forecast NAME``.
+        reads the command's name on the command line (``forecast NAME``), ``{{`` and ``}}``
+        a brace.
+    arguments : callable
+        ``arguments(parser)`` adds the command's options to the parser it is given.
+    run : callable, optional
+        ``run(args) -> int``, the command's body: the parsed arguments' ``func`` (none for a
+        command whose own sub-commands set it).
+    help : str, optional
+        Its line in the parent's ``--help`` (none: the parent lists it by name only).
 
     Returns
     -------
     ArgumentParser
         The command's parser.
     """
-    return subparsers.add_parser(
+    listed: dict[str, Any] = {} if help is None else {"help": help}
+    parser = subparsers.add_parser(
         name,
-        help=help,
         description=description,
-        epilog=epilog.format(prog=f"forecast {name}"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        **listed,
     )
+    return _fill(parser, epilog.format(prog=parser.prog), arguments, run)
 
 
-def module_parser(
-    module: str, description: str, epilog: str, prog: str | None = None
-) -> OneLineParser:
-    """Return the parser of ``python -m MODULE``, with the texts of its ``forecast`` command.
+def module_main(
+    module: str,
+    description: str,
+    epilog: str,
+    arguments: Callable[[argparse.ArgumentParser], object],
+    run: Callable[[argparse.Namespace], int],
+    argv: Sequence[str] | None = None,
+    *,
+    prog: str | None = None,
+) -> int:
+    """Run ``python -m MODULE``: parse ``argv`` as its ``forecast`` command does, run the body.
 
     Parameters
     ----------
     module : str
         The module run, such as ``"forecast.batch"``.
-    description : str
-        The text under the usage line.
-    epilog : str
-        The text after the options, shown as written; ``{prog}`` in it reads
-        ``python -m MODULE``.
+    description, epilog, arguments, run
+        As for :func:`add_command`; ``{prog}`` in ``epilog`` reads ``python -m MODULE``.
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
     prog : str, optional
         The name in usage and error lines (default: ``python -m MODULE``).
+
+    Returns
+    -------
+    int
+        The exit code ``run`` returned; a usage error exits with 2 (one line on stderr).
+    """
+    parser = command_parser(prog or f"python -m {module}", description)
+    args = _fill(parser, epilog.format(prog=f"python -m {module}"), arguments, run).parse_args(argv)
+    return int(args.func(args))
+
+
+def command_parser(prog: str, description: str, epilog: str | None = None) -> OneLineParser:
+    """Return a top-level parser: one-line usage errors, texts shown as written.
+
+    Parameters
+    ----------
+    prog : str
+        The name in usage and error lines (``forecast``, ``python -m forecast.batch``).
+    description : str
+        The text under the usage line.
+    epilog : str, optional
+        The text after the options, line breaks kept.
 
     Returns
     -------
     OneLineParser
     """
     return OneLineParser(
-        prog=prog or f"python -m {module}",
+        prog=prog,
         description=description,
-        epilog=epilog.format(prog=f"python -m {module}"),
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def _fill(
+    parser: argparse.ArgumentParser,
+    epilog: str,
+    arguments: Callable[[argparse.ArgumentParser], object],
+    run: Callable[[argparse.Namespace], int] | None,
+) -> argparse.ArgumentParser:
+    """Give ``parser`` its epilog, its arguments and (when given) ``run`` as ``func``."""
+    parser.epilog = epilog
+    arguments(parser)
+    if run is not None:
+        parser.set_defaults(func=run)
+    return parser
+
+
+def positive_int(text: str, expected: str = "a whole number >= 1") -> int:
+    """Return ``text`` as an int >= 1, for an option's ``type=``.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+    expected : str
+        What the error says was expected.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        ``expected <expected>, got '<text>'``: not a whole number, or below 1.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value
 
 
 def add_model_argument(
@@ -171,3 +262,15 @@ def add_tracking_arguments(
         raise ValueError(f"add_tracking_arguments: runs={runs!r} needs the default experiment")
     parser.add_argument("--experiment", default=experiment, help=f"experiment of {runs} runs")
     parser.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
+
+
+def add_timezone_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """Add ``--timezone ZONE`` (``args.timezone``, default None) with the help line ``help``."""
+    parser.add_argument("--timezone", default=None, metavar="ZONE", help=help)
+
+
+def add_time_column_argument(
+    parser: argparse.ArgumentParser, help: str = "time column (default: detected)"
+) -> None:
+    """Add ``--time-column`` (``args.time_column``; default None: the file's reader detects it)."""
+    parser.add_argument("--time-column", default=None, help=help)

@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import logging
 
-from forecast.batch.cli_args import add_command, add_tracking_arguments
+from forecast.batch.cli_args import add_tracking_arguments
 from forecast.batch.logs import batch_logging, logger_name
 from forecast.frames.messages import first_line
 
-__all__ = ["add_promote_parser"]
+__all__ = ["DESCRIPTION", "EPILOG", "arguments", "run"]
 
 _log = logging.getLogger(logger_name("promote"))
 
-_EPILOG = """\
+DESCRIPTION = "Apply the promotion rule to the live scores of champion and challenger."
+
+EPILOG = """\
 The rule asks "would serving the challenger have beaten what we served?". Over the issue
 dates both records have scored (status 'scored' in both), at least --min-days of them, the
 challenger's mean MAPE must be below the champion's by more than --margin, a fraction of the
@@ -40,26 +42,8 @@ example:
 """
 
 
-def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
-    """Add the ``promote`` command to the ``forecast`` command's subparsers.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        From ``parser.add_subparsers()``.
-
-    Returns
-    -------
-    ArgumentParser
-        The ``promote`` parser.
-    """
-    parser = add_command(
-        subparsers,
-        "promote",
-        "promote a challenger whose live record wins",
-        "Apply the promotion rule to the live scores of champion and challenger.",
-        _EPILOG,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``forecast promote`` to the parser it is given."""
     add = parser.add_argument
     add("name", help="registered model name")
     add("--champion-scores", required=True, help="forecast score --output of the champion")
@@ -74,11 +58,10 @@ def add_promote_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
         help="fraction of less error asked of the challenger, e.g. 0.02 for 2 %% (default: 0.0)",
     )
     add_tracking_arguments(parser)
-    parser.set_defaults(func=_cmd_promote)
-    return parser
 
 
-def _cmd_promote(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``forecast promote``: apply the rule, move the alias or not; return the exit code."""
     from forecast.batch.files import BatchError  # start-up: after parsing
     from forecast.loop.promote import promote  # start-up: pandas, MLflow; after parsing
 

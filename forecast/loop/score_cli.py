@@ -8,24 +8,29 @@ from __future__ import annotations
 import argparse
 import logging
 
-from forecast.batch.cli_args import add_command, add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import (
+    add_model_argument,
+    add_time_column_argument,
+    add_timezone_argument,
+    add_tracking_arguments,
+)
 from forecast.batch.logs import batch_logging, logger_name
 from forecast.frames.messages import first_line
 from forecast.loop.constants import PROTOCOLS
 
-__all__ = ["EXIT_ALERT", "add_score_parser"]
+__all__ = ["DESCRIPTION", "EPILOG", "EXIT_ALERT", "arguments", "run"]
 
 EXIT_OK, EXIT_FAILED = 0, 1
 EXIT_ALERT = 3  # scores written, and the rolling live error left the backtest's range
 _log = logging.getLogger(logger_name("score"))
 
-_DESCRIPTION = (
+DESCRIPTION = (
     "Join the stored forecasts of 'forecast batch' with the actuals known so far and score "
     "each forecast (MAPE, MAE, RMSE, bias, interval coverage where quantiles exist, special "
     "days marked); values without an actual yet are pending, not zero."
 )
 
-_EPILOG = """\
+EPILOG = """\
 The scores of a forecast are those 'backtest' gives the same forecast: one scoring code.
 With --model models:/name@alias each forecast's scores are logged to the MLflow run of the
 version that made it (as its 'forecast batch' run recorded; not the version the alias points
@@ -46,32 +51,14 @@ examples:
 """
 
 
-def add_score_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
-    """Add the ``score`` command to the ``forecast`` command's subparsers.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        From ``parser.add_subparsers()``.
-
-    Returns
-    -------
-    ArgumentParser
-        The ``score`` parser (its ``func`` default runs the command and returns the exit code).
-    """
-    parser = add_command(
-        subparsers,
-        "score",
-        "score the stored batch forecasts against the actuals",
-        _DESCRIPTION,
-        _EPILOG,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``forecast score`` to the parser it is given."""
     add = parser.add_argument
     add("--forecasts", required=True, help="the --output pattern of forecast batch ({date})")
     add("--actuals", required=True, help="observed values, CSV or Parquet (no gaps)")
     add("--output", default=None, help="scores per forecast, .csv or .parquet")
-    add("--timezone", default=None, metavar="ZONE", help="local zone, e.g. Europe/Berlin")
-    add("--time-column", default=None, help="time column of --actuals (default: detected)")
+    add_timezone_argument(parser, "local zone, e.g. Europe/Berlin")
+    add_time_column_argument(parser, "time column of --actuals (default: detected)")
     add(
         "--protocol",
         choices=[p for p in PROTOCOLS if p],
@@ -90,12 +77,10 @@ def add_score_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
     add("--window", type=int, default=7, help="forecasts in the alert's rolling mean (7)")
     add_model_argument(parser, "models:/name@alias or models:/name/N to log to", required=False)
     add_tracking_arguments(parser)
-    parser.set_defaults(func=_cmd_score)
-    return parser
 
 
-def _cmd_score(args: argparse.Namespace) -> int:
-    """Run the command with timestamped log lines; return the exit code."""
+def run(args: argparse.Namespace) -> int:
+    """Run ``forecast score`` with timestamped log lines; return the exit code."""
     import pandas as pd  # start-up: the command's body, imported once parsing is done
 
     from forecast.batch.files import BatchError  # as above

@@ -5,16 +5,23 @@ from __future__ import annotations
 import argparse
 import logging
 
-from forecast.batch.cli_args import add_command, add_model_argument, add_tracking_arguments
+from forecast.batch.cli_args import (
+    add_model_argument,
+    add_time_column_argument,
+    add_timezone_argument,
+    add_tracking_arguments,
+)
 from forecast.batch.logs import batch_logging, logger_name
 from forecast.frames.messages import first_line
 from forecast.loop.constants import UPDATE_EXPERIMENT
 
-__all__ = ["add_update_parser"]
+__all__ = ["DESCRIPTION", "EPILOG", "arguments", "run"]
 
 _log = logging.getLogger(logger_name("update"))
 
-_EPILOG = """\
+DESCRIPTION = "Update a saved model with the latest data's new rows and save it."
+
+EPILOG = """\
 The model learns the input's rows after its updated_through_ (neural: more epochs from its
 weights; naive, seasonal naive and the statsmodels baselines: their state extends; the
 others: a refit on all the input's rows). The folder written keeps the lineage (meta.json).
@@ -31,32 +38,14 @@ examples:
 """
 
 
-def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
-    """Add the ``update`` command to the ``forecast`` command's subparsers.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        From ``parser.add_subparsers()``.
-
-    Returns
-    -------
-    ArgumentParser
-        The ``update`` parser.
-    """
-    parser = add_command(
-        subparsers,
-        "update",
-        "teach a saved model the rows it has not seen",
-        "Update a saved model with the latest data's new rows and save it.",
-        _EPILOG,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``forecast update`` to the parser it is given."""
     add = parser.add_argument
     add_model_argument(parser, "saved model folder or models:/name@alias")
     add("--input", required=True, help="latest data, CSV or Parquet (one series)")
     add("--output", required=True, help="folder of the updated model (may be --model)")
-    add("--timezone", default=None, metavar="ZONE", help="read the input in this zone")
-    add("--time-column", default=None, help="time column of the input (default: detected)")
+    add_timezone_argument(parser, "read the input in this zone")
+    add_time_column_argument(parser, "time column of the input (default: detected)")
     add("--epochs", type=int, default=None, help="neural: epochs of further training")
     add("--learning-rate", type=float, default=None, help="neural: rate of the update")
     add("--patience", type=int, default=None, help="neural: early-stopping patience")
@@ -64,11 +53,10 @@ def add_update_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
     add_tracking_arguments(parser, runs="update", experiment=UPDATE_EXPERIMENT)
     add("--register", default=None, metavar="NAME", help="register the update as a version")
     add("--alias", default=None, help="alias pointed at the new version (with --register)")
-    parser.set_defaults(func=_cmd_update)
-    return parser
 
 
-def _cmd_update(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``forecast update``: update the saved model and save it; return the exit code."""
     from forecast.batch.files import BatchError  # start-up: after parsing
     from forecast.loop.update import update_folder  # start-up: pandas, torch; after parsing
 

@@ -7,10 +7,8 @@ carry the offsets of the model's zone; ``GET /health`` describes the model. Modu
 :mod:`~forecast.serve.responses` (forecast frame to JSON), :mod:`~forecast.serve.model`
 (the model, loaded through the checked loaders), :mod:`~forecast.serve.app` (routes,
 errors, request log), :mod:`~forecast.serve.server` (socket and uvicorn) and
-:mod:`~forecast.serve.cli` (the command). Only the last is imported by ``forecast --help``;
+:mod:`~forecast.serve.cli` (the command). Only the last is imported by ``forecast serve --help``;
 Starlette and uvicorn load when the command runs. ``docs/serving.md`` is the user's guide.
 """
 
-from forecast.serve.cli import add_serve_parser
-
-__all__ = ["add_serve_parser"]
+__all__: list[str] = []

@@ -1,7 +1,9 @@
 """The ``serve`` command: ``forecast serve MODEL_URI`` and ``python -m forecast.serve``.
 
-This module is imported by ``forecast --help``, so it imports neither Starlette, uvicorn nor
-MLflow: the command's body imports :mod:`forecast.serve.server` when it runs.
+Its texts (:data:`DESCRIPTION`, :data:`EPILOG`), its options (:func:`arguments`) and its body
+(:func:`run`); :mod:`forecast.batch.cli_args` makes the parser. This module is imported by
+``forecast serve --help``, so it imports neither Starlette, uvicorn nor MLflow: the body
+imports :mod:`forecast.serve.server` when it runs.
 """
 
 from __future__ import annotations
@@ -11,23 +13,18 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from forecast.batch.cli_args import (
-    add_command,
-    add_model_argument,
-    add_tracking_arguments,
-    module_parser,
-)
+from forecast.batch.cli_args import add_model_argument, add_tracking_arguments, module_main
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
-_DESCRIPTION = (
+DESCRIPTION = (
     "Serve forecasts of one model over HTTP: POST /forecast (history rows in, forecast rows\n"
     "with ISO-8601 timestamps in the model's zone out), GET /health."
 )
 
-_EPILOG = """\
+EPILOG = """\
 MODEL_URI is models:/NAME@ALIAS, models:/NAME/VERSION, runs:/RUN_ID/model, an MLflow model
 folder (with MLmodel) or a folder written by 'forecast fit'. It is loaded through the checked
 loaders (a tampered artifact is refused before anything in it runs). docs/serving.md shows the
@@ -39,33 +36,8 @@ examples:
 """
 
 
-def add_serve_parser(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    """Add the ``serve`` command to the ``forecast`` command's subparsers.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        From ``parser.add_subparsers()``.
-
-    Returns
-    -------
-    ArgumentParser
-        The ``serve`` parser (its ``func`` default runs the command and returns the exit code).
-    """
-    parser = add_command(
-        subparsers,
-        "serve",
-        "serve forecasts of a stored model over HTTP (POST /forecast, GET /health)",
-        _DESCRIPTION,
-        _EPILOG,
-    )
-    _add_arguments(parser)
-    return parser
-
-
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``forecast serve`` to the parser it is given."""
     add_model_argument(parser, "MLflow model URI or model folder", positional=True)
     parser.add_argument(
         "--host",
@@ -89,10 +61,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["debug", "info", "warning", "error"],
         help="request lines are logged at info (default: info)",
     )
-    parser.set_defaults(func=serve_command, command="serve")
 
 
-def serve_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``forecast serve``: load the model, then answer requests until stopped.
 
     Parameters
@@ -131,7 +102,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit code.
     """
-    parser = module_parser("forecast.serve", _DESCRIPTION, _EPILOG, prog="forecast serve")
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    return serve_command(args)
+    return module_main(
+        "forecast.serve", DESCRIPTION, EPILOG, arguments, run, argv, prog="forecast serve"
+    )

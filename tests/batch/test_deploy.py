@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from forecast.batch.cli import _add_arguments
+from forecast.batch.cli import arguments
 from forecast.batch.cli_args import OneLineParser
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -34,7 +34,7 @@ def unit(path):
 def batch_args(words):
     """Parse the words after ``forecast batch`` with the command's own parser."""
     parser = OneLineParser(prog="forecast batch")
-    _add_arguments(parser)
+    arguments(parser)
     return parser.parse_args(words)
 
 
