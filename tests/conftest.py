@@ -121,10 +121,15 @@ LONG = {
     "tests/docs/test_readme.py::test_python_block_runs_as_written": "the README's GRU",
     "tests/docs/test_loop_demo.py": "the quick demo, 14 batch runs, scores, promote, update",
     "tests/serve/test_mlflow_models.py": "a registered model logged, served, refused (processes)",
-    "tests/test_typing.py::test_mypy_reports_a_misspelled_and_a_mistyped_parameter": "mypy",
+    # the tests that read one mypy run of a snippet (module fixture mypy_output)
+    "tests/test_typing.py::test_mypy_reports_a_misspelled_and_a_mistyped_parameter_and_attribute": (
+        "mypy"
+    ),
     "tests/test_typing.py::test_type_checkers_see_the_runtime_signature_of_every_estimator": (
         "mypy"
     ),
+    "tests/test_typing.py::test_a_misspelled_attribute_is_an_error_on_every_estimator": "mypy",
+    "tests/test_typing.py::test_type_checkers_see_every_lazy_name_and_no_catch_all": "mypy",
     "tests/frames/test_vintage_forecasts.py::"
     "test_changing_a_vintage_issued_after_an_origin_never_changes_its_forecast": "hypothesis",
     "tests/batch/test_batch.py::test_module_entry_point_in_a_subprocess": "a process",
