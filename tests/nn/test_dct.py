@@ -91,5 +91,5 @@ def test_net_reads_dct_tokens_and_mixing_needs_the_skip_path():
 def test_forecast_net_under_its_old_module_warns_and_is_the_same_class():
     import forecast.nn.heads as heads
 
-    with pytest.warns(DeprecationWarning, match="deprecated in forecast 0.2.0 .* moved to forecast.nn.net"):
+    with pytest.warns(DeprecationWarning, match="in forecast 0.2.0 .* moved to forecast.nn.net"):
         assert heads.ForecastNet is ForecastNet
