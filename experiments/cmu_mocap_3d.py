@@ -10,12 +10,13 @@ network with its position and velocity loss, ``gru`` .. ``hopfield`` the six fam
 ``MOTION_BEST`` on the protocol's window and the position loss; each logs a learning curve
 while it trains: every ``--every`` epochs the network as it stands forecasts both window sets,
 and one JSON line (epoch, windows seen, training loss, learning rate, the six- and five-action
-means of both window sets) goes to ``results/cmu_mocap_3d_<preset>_<split>_curve.jsonl``,
-flushed at once. At the end the kept weights are scored per action, with fit time and peak
-memory, into ``results/cmu_mocap_3d_<preset>_<split>.jsonl``. ``--checkpoint-dir`` keeps a
-checkpoint after every epoch (a folder per seed): the same command resumes a run cut short.
-``--params`` overrides preset entries (JSON); each line carries them. ``--reference`` scores
-zero and constant velocity. ``--table`` prints the tables of the logs.
+means of both window sets, and every action's row) goes to
+``results/cmu_mocap_3d_<preset>_<split>_curve.jsonl``, flushed at once (``--table`` shows the
+latest point per action while a run is unfinished). At the end the kept weights are scored per
+action, with fit time and peak memory, into ``results/cmu_mocap_3d_<preset>_<split>.jsonl``.
+``--checkpoint-dir`` keeps a checkpoint after every epoch (a folder per seed): the same command
+resumes a run cut short. ``--params`` overrides preset entries (JSON); each line carries them.
+``--reference`` scores zero and constant velocity. ``--table`` prints the tables of the logs.
 
     python experiments/cmu_mocap_3d.py --reference --data-dir ../shared/data
     python experiments/cmu_mocap_3d.py --preset ltd3d --split test --every 2 \
@@ -124,10 +125,11 @@ class Curve(Callback):
         entry = {**self.meta, "epoch": epoch + 1, **logs}
         entry["windows_seen"] = (epoch + 1) * self.meta["windows_per_epoch"]
         entry["seconds"] = round(time.perf_counter() - self.start, 1)
-        entry.update(means(scores(self.model, self.benches)))
+        per_action = scores(self.model, self.benches)
+        entry.update(means(per_action))
         net.train(was_training)
-        with self.log.open("a") as handle:
-            handle.write(json.dumps(entry) + "\n")
+        with self.log.open("a") as handle:  # the means and, under mm_*, every action
+            handle.write(json.dumps({**entry, **per_action}) + "\n")
         print(json.dumps({k: v for k, v in entry.items() if "5 with" not in k}), flush=True)
 
 
@@ -220,6 +222,14 @@ def table(preset: str, split: str) -> str:
                 out.append(_row(action, np.mean([r[key][action] for r in runs], axis=0)))
         fit = [(r["seed"], r["fit_s"], r["peak_mb"], r["best_epoch"]) for r in runs]
         out += ["", f"seed, fit seconds, peak MB, kept epoch: {fit}"]
+    points = [json.loads(line) for line in curve.read_text().splitlines()] if curve.exists() else []
+    points = [p for p in points if "mm_all" in p]  # curve points that carry every action
+    if points and not path.exists():  # a run not finished yet: its latest point per action
+        last = points[-1]
+        for key, label in (("mm_all", "every window"), ("mm_8", "LTD's 8 windows")):
+            out += ["", f"Epoch {last['epoch']} (latest curve point), {label}", ""]
+            out += [f"| action | {head} |", "|---" * 7 + "|"]
+            out += [_row(action, values) for action, values in last[key].items()]
     out += ["", "Anchors (every window)", "", f"| model | {head} |", "|---" * 7 + "|"]
     out += [_row(name, values) for name, values in ANCHORS.items()]
     return "\n".join(out)
