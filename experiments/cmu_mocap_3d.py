@@ -7,7 +7,8 @@ every window at stride 1 (MSR-GCN, PGBIG) and on LTD's 8 seeded windows per take
 
 ``--preset ltd3d`` fits LTD's 3-D recipe (``forecast.models.LTD_3D``), ``simlpe3d`` siMLPe's
 network with its position and velocity loss, ``gru`` .. ``hopfield`` the six families with
-``MOTION_BEST`` on the protocol's window and the position loss; each logs a learning curve
+``MOTION_BEST`` on the protocol's window and the position loss, ``gru+lstm`` the equal-weight
+average of those two (``EnsembleForecaster``); a single network logs a learning curve
 while it trains: every ``--every`` epochs the network as it stands forecasts both window sets,
 and one JSON line (epoch, windows seen, training loss, learning rate, the six- and five-action
 means of both window sets, and every action's row) goes to
@@ -37,6 +38,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from forecast.combine import EnsembleForecaster
 from forecast.evaluation.memory import PeakRSS
 from forecast.evaluation.motion_positions import (
     HORIZONS_3D,
@@ -77,6 +79,8 @@ PRESETS: dict[str, tuple[type, dict[str, Any]]] = {
 }
 for _family in ("gru", "elman", "lstm", "orthogonal", "transformer", "hopfield"):
     PRESETS[_family] = (get_estimator(_family), {**MOTION_BEST, **WINDOW_3D})
+# Averages: the equal-weight mean of presets above, each member with the run's seed.
+AVERAGES = {"gru+lstm": ("gru", "lstm")}
 # Published 3-D figures on our six actions (80/160/320/400/560/1000 ms; None: not published).
 # LTD: the MSR-GCN paper's re-run (Tab. 3-4) on every window; MSR-GCN: its paper (Tab. 3-4);
 # PGBIG: its repository's checkpoint test_all_eval.csv (705062791/PGBIG @ 9380daa). Means over
@@ -139,27 +143,45 @@ def run(preset: str, split: str, seeds: list[int], params: dict, every: int, dat
     benches["8"] = load_position_benchmark(data_dir, split, 8)
     train = benches["all"].train
     folder = params.pop("checkpoint_dir", None)  # not a setting: kept out of the log
-    kind, settings = PRESETS[preset]
     stem = RESULTS / f"cmu_mocap_3d_{preset}_{split}"
     for seed in seeds:
-        model = kind(**{**settings, **params, "random_state": seed})
+        model, networks = build(preset, params, seed)
         if folder:
-            model.set_params(checkpoint_dir=f"{folder}/seed{seed}")
-        span = model.context_length + model.horizon  # every window of every training take
+            for name, net in networks:
+                net.set_params(checkpoint_dir=f"{folder}/seed{seed}{name}")
+        first = networks[0][1]
+        span = first.context_length + first.horizon  # every window of every training take
         per_epoch = sum(len(f) - span + 1 for f in train.values())
         meta = {"seed": seed, "params": params, "windows_per_epoch": per_epoch}
-        curve = Curve(model, benches, every, Path(f"{stem}_curve.jsonl"), meta)
+        # the learning curve of a single network (an average's members are scored at the end)
+        curve = [Curve(model, benches, every, Path(f"{stem}_curve.jsonl"), meta)]
         peak = PeakRSS()
         peak.start()
         start = time.perf_counter()
-        model.fit(train, callbacks=[curve])
+        model.fit(train, callbacks=curve if model is first else [])
         entry: dict[str, Any] = {**meta, "fit_s": round(time.perf_counter() - start, 1)}
         entry["peak_mb"] = round(peak.peak_mb(), 1)
-        entry["best_epoch"] = model.best_epoch_ + 1
+        fitted = [first] if model is first else model.estimators_  # an average fits clones
+        entry["best_epoch"] = [net.best_epoch_ + 1 for net in fitted]
+        if model is first:
+            entry["best_epoch"] = entry["best_epoch"][0]
         entry.update(scores(model, benches))
         with Path(f"{stem}.jsonl").open("a") as handle:
             handle.write(json.dumps(entry) + "\n")
         print(json.dumps({"seed": seed, "fit_s": entry["fit_s"], **means(entry)}))
+
+
+def build(preset: str, params: dict, seed: int) -> tuple[Any, list[tuple[str, Any]]]:
+    """The estimator of ``preset`` for ``seed`` and its networks (name suffix, network)."""
+    if preset in AVERAGES:
+        members = [
+            (name, PRESETS[name][0](**{**PRESETS[name][1], **params, "random_state": seed}))
+            for name in AVERAGES[preset]
+        ]
+        return EnsembleForecaster(members), [(f"-{name}", net) for name, net in members]
+    kind, settings = PRESETS[preset]
+    model = kind(**{**settings, **params, "random_state": seed})
+    return model, [("", model)]
 
 
 def reference(split: str, data_dir: Any) -> None:
@@ -240,7 +262,7 @@ def summary(split: str) -> str:
     head = " | ".join(HORIZONS_3D)
     out = [f"| preset ({split}, every window, mean of seeds) | {head} | fit s | peak MB |"]
     out.append("|---" * 9 + "|")
-    for preset in PRESETS:
+    for preset in [*PRESETS, *AVERAGES]:
         path = RESULTS / f"cmu_mocap_3d_{preset}_{split}.jsonl"
         if not path.exists():
             continue
@@ -259,7 +281,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("validation", "test"), default="validation")
     parser.add_argument("--seeds", default="0")
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="ltd3d")
+    parser.add_argument("--preset", choices=sorted([*PRESETS, *AVERAGES]), default="ltd3d")
     parser.add_argument("--params", default="{}", help="JSON overrides of the preset")
     parser.add_argument("--every", type=int, default=1, help="epochs between curve points")
     parser.add_argument("--data-dir", default=None, help="folder holding cmu_mocap_expmap/")
