@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.frames import validation
-from forecast.frames.timezones import local_day_starts, to_local
+from forecast.frames.timezones import from_local, local_day_starts, to_local
 
 
 class BeyondDataWarning(UserWarning):
@@ -329,7 +329,7 @@ def _span(bound: Any) -> tuple[pd.Timestamp, pd.Timestamp]:
 def _localize(naive: pd.DatetimeIndex, tz: tzinfo | str | None) -> pd.DatetimeIndex:
     if tz is None:
         return naive
-    return naive.tz_localize(tz, ambiguous="NaT", nonexistent="NaT")
+    return from_local(naive, tz)
 
 
 def fixed_step(freq: pd.DateOffset) -> pd.Timedelta:

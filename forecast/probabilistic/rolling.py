@@ -24,6 +24,7 @@ import pandas as pd
 
 from forecast.frames import validation
 from forecast.frames.quantiles import check_coverage
+from forecast.frames.timezones import from_local
 from forecast.probabilistic.table import ScoreTable, aci_path, build_table, min_scores
 
 DAY = pd.Timedelta("1D")
@@ -78,7 +79,7 @@ def shifted(
     if clock is None or origins.tz is None or step % DAY != pd.Timedelta(0):
         return origins.repeat(len(strides)) - offsets
     local = origins.tz_convert(clock).tz_localize(None).repeat(len(strides)) - offsets
-    out = local.tz_localize(clock, ambiguous="NaT", nonexistent="NaT")
+    out = from_local(local, clock)
     return out.tz_convert(origins.tz)
 
 
