@@ -18,8 +18,8 @@ Each model runs in its own subprocess with one torch thread, so the peak RSS is 
 (``ru_maxrss`` of the process, data loading included). Needs the ``bench`` extra
 (``pip install -e ".[bench]"``).
 
-    python experiments/bench_nhits.py --data-dir /work/shared/data            # one repeat
-    python experiments/bench_nhits.py --data-dir /work/shared/data --repeats 3  # medians
+    python experiments/bench_nhits.py --data-dir ../shared/data            # one repeat
+    python experiments/bench_nhits.py --data-dir ../shared/data --repeats 3  # medians
 """
 
 from __future__ import annotations

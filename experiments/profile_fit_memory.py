@@ -9,7 +9,7 @@ the process held when the stage started, when it ended, and its peak while it ra
 day-ahead forecasts of 2023 (365 origins at 12:00 local, 38 steps) are made from the
 fitted model with ``predict_origins``, the call a backtest makes.
 
-    python experiments/profile_fit_memory.py --data-dir /work/shared/data --max-epochs 1
+    python experiments/profile_fit_memory.py --data-dir ../shared/data --max-epochs 1
     python experiments/profile_fit_memory.py --synthetic --save /tmp/pred.npy  # quick check
     python experiments/profile_fit_memory.py --data-dir ... --max-epochs 2 --micro-batch-size 64
     python experiments/profile_fit_memory.py --data-dir ... --max-epochs 2 --malloc-trim
