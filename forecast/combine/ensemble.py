@@ -5,7 +5,9 @@ weighted mean of their point forecasts (in ``predict`` and ``predict_origins``),
 wherever one estimator does: ``backtest``, ``compare``, experiment specs, saved folders.
 Members are ``(name, estimator)`` pairs as in scikit-learn's ``VotingRegressor``, so nested
 parameters read ``name__param``. With ``weights_by="hour"`` the weights are 24 rows, one per
-local clock hour of the target time (weights chosen by :func:`forecast.blend_weights`).
+local clock hour of the target time (weights chosen by :func:`forecast.blend_weights`); with
+``weights_by="step"`` one row per step ahead of the origin (a short-range member weighs most
+on the first steps, a long-range one on the last).
 (Not to be confused with :mod:`forecast.nn.ensemble`, the average over seeds inside one
 neural model.)
 """
@@ -51,8 +53,9 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         Their names.
     named_estimators_ : dict
         The fitted clones by name.
-    weights_ : ndarray of shape (n_members,) or (24, n_members)
-        The normalised weights (with ``weights_by="hour"``: row ``h`` for the hour ``h``).
+    weights_ : ndarray of shape (n_members,), (24, n_members) or (n_steps, n_members)
+        The normalised weights (with ``weights_by="hour"``: row ``h`` for the hour ``h``;
+        with ``weights_by="step"``: row ``k`` for the step ``k + 1``).
     columns_, freq_, tz_ : list, DateOffset, str or None
         Targets, frequency and time zone of the fitted data (shared by all members).
 
@@ -76,6 +79,12 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
     >>> hourly = [[0.2, 0.8]] * 6 + [[0.6, 0.4]] * 16 + [[0.2, 0.8]] * 2
     >>> model.set_params(weights=hourly, weights_by="hour")  # doctest: +ELLIPSIS
     EnsembleForecaster(...)
+
+    Weights per step ahead (forecasts of up to 3 steps; the weekly profile gains weight):
+
+    >>> stepwise = [[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]]
+    >>> model.set_params(weights=stepwise, weights_by="step")  # doctest: +ELLIPSIS
+    EnsembleForecaster(...)
     """
 
     estimators: list[tuple[str, BaseForecaster]] | None = param(
@@ -93,20 +102,24 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         doc="""With ``weights_by=None``: one non-negative weight per member, not all zero. With
         ``weights_by="hour"``: 24 rows (hours 0-23) of one weight per member, as a list of
         lists, a 2-D array, or a DataFrame indexed by the hours 0-23 with one column per
-        member name; every row non-negative and not all zero. Normalised to sum to 1 (each
-        row). None: equal weights. A saved model keeps lists (as
+        member name; with ``weights_by="step"``: K rows the same way (steps 1-K ahead of the
+        origin, a DataFrame indexed by 1-K), K at least the longest horizon forecast; every
+        row non-negative and not all zero. Normalised to sum to 1 (each row). None: equal
+        weights (not with ``"step"``). A saved model keeps lists (as
         :func:`forecast.blend_weights` returns and specs give); arrays and DataFrames
         cannot be saved.""",
         kw_only=False,
     )
-    weights_by: Literal["hour"] | None = param(
+    weights_by: Literal["hour", "step"] | None = param(
         default=None,
-        type='{None, "hour"}',
+        type='{None, "hour", "step"}',
         doc="""None: one set of weights for every forecast value. ``"hour"``: each forecast value
         is combined with the row of ``weights`` of the clock hour of its target time, in
         the time zone of the fitted data (tz-aware data: the local hour, across daylight
         saving changes too; naive data: the clock hour as given). A sub-hourly step uses
-        the hour it lies in; data sampled more coarsely than hourly is refused.""",
+        the hour it lies in; data sampled more coarsely than hourly is refused.
+        ``"step"``: the ``k``-th value ahead of each origin is combined with row ``k - 1``;
+        a horizon longer than the rows is refused.""",
         kw_only=False,
     )
 
@@ -225,7 +238,7 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
                 )
         self.estimators_: list[BaseForecaster] = fitted
         self.names_: list[str] = [name for name, _ in members]
-        self.weights_: np.ndarray = self._normalised_weights()  # (M,) or (24, M)
+        self.weights_: np.ndarray = self._normalised_weights()  # (M,), (24, M) or (K, M)
         self.columns_, self.freq_, self.tz_ = list(first.columns_), first.freq_, first.tz_
         self.input_kind_, self.index_name_ = first.input_kind_, first.index_name_
         self.future_covariates_, self.past_covariates_ = self._covariate_names()
@@ -248,6 +261,7 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         max_horizon: int | None,
     ) -> FrameLike:
         """Weighted mean of the members' forecasts (``history`` cut to each one's columns)."""
+        self._check_steps(horizon)
         forecasts = [
             est.predict(
                 horizon,
@@ -272,6 +286,7 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         future: pd.DataFrame | None = None,
     ) -> pd.DataFrame:
         """Weighted mean of the members' forecasts from every origin."""
+        self._check_steps(horizon)
         forecasts = [
             est.predict_origins(
                 self._own_columns(data, est),
@@ -284,10 +299,20 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
         ]
         return self._combine(forecasts)
 
+    def _check_steps(self, horizon: int) -> None:
+        """Refuse a horizon beyond the rows of step weights (before any member forecasts)."""
+        if self.weights_by == "step" and horizon > len(self.weights_):
+            raise ValueError(
+                f"horizon={horizon}, but weights_by='step' gives weights for steps "
+                f"1-{len(self.weights_)} only: forecast at most {len(self.weights_)} steps, "
+                "or give a row of weights for every step up to the horizon"
+            )
+
     def _combine(self, forecasts: list[pd.DataFrame]) -> pd.DataFrame:
         """``sum_i weights_[i] * forecast_i`` over the target columns, checked to align.
 
-        With weights per hour, each row takes the weights of its target time's hour.
+        With weights per hour, each row takes the weights of its target time's hour; with
+        weights per step, those of its step ahead of the origin.
         """
         names = self.names_
         first, targets = forecasts[0], list(self.columns_)
@@ -304,9 +329,13 @@ class EnsembleForecaster(BaseForecaster, _BaseComposition):
                     f"member {name!r} returned forecasts for other origins, series or times "
                     f"than member {names[0]!r}: they cannot be averaged"
                 )
-        weights = self.weights_  # (M,) or (24, M)
+        weights = self.weights_  # (M,), (24, M) or (K, M)
+        long = V.TIME_COLUMN in keys
         if weights.ndim == 2:
-            weights = weights[W.target_hours(first, V.TIME_COLUMN in keys)]  # (rows, M)
+            if self.weights_by == "step":
+                weights = weights[W.target_steps(first, long, keys) - 1]  # (rows, M)
+            else:
+                weights = weights[W.target_hours(first, long)]  # (rows, M)
             weights = weights.T[:, :, None]  # (M, rows, 1): one weight per row
         total = np.zeros((len(first), len(targets)))
         for w, forecast in zip(weights, forecasts, strict=True):

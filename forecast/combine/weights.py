@@ -1,16 +1,17 @@
-"""Weights of an ensemble: one per member, or one row of them per hour of day.
+"""Weights of an ensemble: one per member, or one row of them per hour of day or forecast step.
 
 :func:`check_weights` turns the ``weights``/``weights_by`` parameters of
 :class:`forecast.EnsembleForecaster` into the normalised ``weights_`` array (shape
-``(n_members,)`` or ``(24, n_members)``), with messages naming the row and member at fault;
-:func:`target_hours` reads the clock hour of each row of a forecast frame, the row of
-weights that combines it.
+``(n_members,)``, ``(24, n_members)`` or ``(n_steps, n_members)``), with messages naming the
+row and member at fault; :func:`target_hours` reads the clock hour of each row of a forecast
+frame and :func:`target_steps` its step ahead of the origin, the row of weights that
+combines it.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -19,19 +20,25 @@ import pandas as pd
 from forecast.frames import validation as V
 
 HOURS = 24
-WEIGHTS_BY = (None, "hour")
+WEIGHTS_BY = (None, "hour", "step")
 
 
 def check_weights(weights: object, weights_by: object, names: list[str]) -> np.ndarray:
-    """Normalised weights: ``(n,)`` for ``weights_by=None``, ``(24, n)`` for ``"hour"``."""
-    if not (weights_by is None or (isinstance(weights_by, str) and weights_by == "hour")):
+    """Normalised weights: ``(n,)``, ``(24, n)`` (``"hour"``) or ``(K, n)`` (``"step"``).
+
+    Row ``k`` of step weights combines the forecast step ``k + 1``.
+    """
+    if not (weights_by is None or (isinstance(weights_by, str) and weights_by in WEIGHTS_BY)):
         raise ValueError(
-            "weights_by must be None (one weight per member) or 'hour' (one row of weights "
-            f"per hour of day 0-23), got {weights_by!r}"
+            "weights_by must be None (one weight per member), 'hour' (one row of weights "
+            "per hour of day 0-23) or 'step' (one row per forecast step 1, 2, ...), got "
+            f"{weights_by!r}"
         )
     if weights_by is None:
         return _flat(weights, len(names))
-    return _hourly(weights, names)
+    if weights_by == "hour":
+        return _hourly(weights, names)
+    return _stepwise(weights, names)
 
 
 def _flat(weights: object, n: int) -> np.ndarray:
@@ -68,49 +75,79 @@ def _hourly(weights: object, names: list[str]) -> np.ndarray:
         f"weights_by='hour': weights must be {HOURS} x {n} ({HOURS} rows for the hours 0-23, "
         f"each one weight per member {names})"
     )
-    rows = _rows(weights, names, shape)
+    rows = _rows(weights, names, shape, list(range(HOURS)))
     if len(rows) != HOURS:
         raise ValueError(f"{shape}; found {len(rows)} row(s)")
-    out = np.empty((HOURS, n))
-    for hour, row in enumerate(rows):
+    return _checked_rows(rows, names, shape, [f"hour {h}" for h in range(HOURS)], "hour")
+
+
+def _stepwise(weights: object, names: list[str]) -> np.ndarray:
+    n = len(names)
+    shape = (
+        f"weights_by='step': weights must be K x {n} (row k for forecast step k + 1, as many "
+        f"rows as the longest horizon, each one weight per member {names})"
+    )
+    if weights is None:
+        raise ValueError(f"{shape}; found None (equal weights need no weights_by)")
+    rows = _rows(weights, names, shape, list(range(1, _n_rows(weights) + 1)))
+    if not rows:
+        raise ValueError(f"{shape}; found no row")
+    labels = [f"step {k + 1}" for k in range(len(rows))]
+    return _checked_rows(rows, names, shape, labels, "step")
+
+
+def _n_rows(weights: object) -> int:
+    return len(weights) if isinstance(weights, Sized) else 0
+
+
+def _checked_rows(
+    rows: list[Any], names: list[str], shape: str, labels: list[str], unit: str
+) -> np.ndarray:
+    """Rows of numbers, one per member, each non-negative, not all zero, normalised."""
+    n = len(names)
+    out = np.empty((len(rows), n))
+    for r, row in enumerate(rows):
         if isinstance(row, str | bytes) or not isinstance(row, Sequence | np.ndarray):
-            raise TypeError(f"{shape}; found weights[{hour}] = {row!r}, not a row of numbers")
+            raise TypeError(f"{shape}; found weights[{r}] = {row!r}, not a row of numbers")
         if len(row) != n:
-            raise ValueError(f"{shape}; found {len(row)} value(s) in weights[{hour}] (hour {hour})")
+            raise ValueError(f"{shape}; found {len(row)} value(s) in weights[{r}] ({labels[r]})")
         for i, value in enumerate(row):
-            where = f"weights[{hour}][{i}] (hour {hour}, member {names[i]!r})"
+            where = f"weights[{r}][{i}] ({labels[r]}, member {names[i]!r})"
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"{where} must be a number, got {value!r}")
             if not np.isfinite(value) or value < 0:  # type: ignore[call-overload]  # as above
                 raise ValueError(f"{where} = {value!r}: weights must be finite and >= 0")
-            out[hour, i] = float(value)
-        total = out[hour].sum()
+            out[r, i] = float(value)
+        total = out[r].sum()
         if total == 0:
             raise ValueError(
-                f"weights[{hour}] (hour {hour}) is all zero: at least one member needs a "
-                "positive weight in every hour"
+                f"weights[{r}] ({labels[r]}) is all zero: at least one member needs a "
+                f"positive weight in every {unit}"
             )
-        out[hour] /= total
+        out[r] /= total
     return out
 
 
-def _rows(weights: object, names: list[str], shape: str) -> list[Any]:
-    """Return the rows of a list of lists, a 2-D array or a DataFrame (hours x members)."""
+def _rows(weights: object, names: list[str], shape: str, labels: list[int]) -> list[Any]:
+    """Return the rows of a list of lists, a 2-D array or a DataFrame (rows x members).
+
+    A DataFrame's index must hold ``labels`` (the hours 0-23, or the steps 1-K), in any order.
+    """
     if isinstance(weights, pd.DataFrame):
         columns = list(weights.columns)
         if len(columns) != len(names) or set(columns) != set(names):
             raise ValueError(
                 f"weights: a DataFrame needs one column per member {names}, found columns {columns}"
             )
-        hours = list(weights.index)
-        integral = all(isinstance(h, numbers.Integral) and not isinstance(h, bool) for h in hours)
-        if not integral or sorted(int(h) for h in hours) != list(range(HOURS)):
+        index = list(weights.index)
+        integral = all(isinstance(h, numbers.Integral) and not isinstance(h, bool) for h in index)
+        if not integral or sorted(int(h) for h in index) != labels:
             raise ValueError(
-                f"{shape}; a DataFrame needs the hours 0-23 as its index, found "
-                f"{len(hours)} row(s) labelled {hours[:5]}{' ...' if len(hours) > 5 else ''}"
+                f"{shape}; a DataFrame needs the {_span(labels)} as its index, found "
+                f"{len(index)} row(s) labelled {index[:5]}{' ...' if len(index) > 5 else ''}"
             )
-        ordered = weights.loc[list(range(HOURS)), names]
-        return [list(ordered.iloc[h]) for h in range(HOURS)]
+        ordered = weights.loc[labels, names]
+        return [list(ordered.iloc[r]) for r in range(len(labels))]
     if isinstance(weights, np.ndarray):
         if weights.ndim != 2:
             raise ValueError(f"{shape}; found an array of shape {weights.shape}")
@@ -118,6 +155,10 @@ def _rows(weights: object, names: list[str], shape: str) -> list[Any]:
     if isinstance(weights, str | bytes) or not isinstance(weights, Sequence):
         raise TypeError(f"{shape}; found {weights!r}")
     return list(weights)
+
+
+def _span(labels: list[int]) -> str:
+    return "hours 0-23" if labels and labels[0] == 0 else f"steps 1-{len(labels)}"
 
 
 def check_hourly_data(frames: dict[Any, pd.DataFrame], weights_by: object) -> None:
@@ -146,3 +187,19 @@ def target_hours(forecast: pd.DataFrame, long: bool) -> np.ndarray:
     """
     times = forecast[V.TIME_COLUMN] if long else forecast.index
     return np.asarray(pd.DatetimeIndex(times).hour, dtype=int)
+
+
+def target_steps(forecast: pd.DataFrame, long: bool, keys: list[str]) -> np.ndarray:
+    """Step ahead of its origin (1, 2, ...) of each row of a forecast frame.
+
+    A wide forecast (``long=False``) holds one origin's steps in order; a long one
+    (``predict_origins``) is ranked by ``time`` within each origin (and series) of ``keys``.
+    """
+    if not long:
+        return np.arange(1, len(forecast) + 1)
+    groups = [k for k in keys if k != V.TIME_COLUMN]
+    times = forecast[V.TIME_COLUMN]
+    if not groups:
+        return np.asarray(times.rank(method="first"), dtype=int)
+    ranks = forecast.groupby(groups, sort=False)[V.TIME_COLUMN].rank(method="first")
+    return np.asarray(ranks, dtype=int)

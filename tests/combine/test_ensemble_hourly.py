@@ -151,7 +151,7 @@ H = r"weights_by='hour': weights must be 24 x 2 \(24 rows for the hours 0-23, ea
         (RAMP[:2] + [[np.inf, 1]] + RAMP[3:], "hour", ValueError, r"\(hour 2, member 'a'\) = inf"),
         (RAMP[:9] + [[1, "x"]] + RAMP[10:], "hour", TypeError, r"member 'b'\) must be a number"),
         (RAMP[:3] + [[0, 0.0]] + RAMP[4:], "hour", ValueError, r"weights\[3\] \(hour 3\) is all"),
-        (RAMP, "day", ValueError, r"weights_by must be None .* or 'hour' .*, got 'day'"),
+        (RAMP, "day", ValueError, r"weights_by must be None .*, 'hour' .* or 'step' .*, got 'day'"),
         (RAMP, None, TypeError, r"weights\[0\] must be a number, got \[0, 23\] \(for one row"),
         (
             pd.DataFrame(RAMP, columns=["a", "c"]),
