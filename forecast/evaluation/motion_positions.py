@@ -31,7 +31,7 @@ on the others, as :mod:`forecast.evaluation.motion_data` does for angles.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,8 @@ __all__ = [
     "load_position_benchmark",
     "position_benchmark",
     "score_positions",
+    "step_errors",
+    "step_weights",
     "zero_velocity_positions",
 ]
 
@@ -129,19 +131,25 @@ def forecast_positions(model: Any, bench: PositionBenchmark) -> dict[str, np.nda
     }
 
 
-def score_positions(pred: dict[str, np.ndarray], bench: PositionBenchmark) -> pd.DataFrame:
-    """Mean per-joint position error at the six horizons, one row per action ("mm").
+def step_errors(pred: Mapping[str, np.ndarray], bench: PositionBenchmark) -> pd.DataFrame:
+    """Mean per-joint position error at every forecast step, one row per action ("mm").
 
     Parameters
     ----------
-    pred : dict of str to ndarray
+    pred : mapping of str to ndarray
         Per action, ``(n_windows, 25, 75)`` forecasts of the 25 predicted joints.
     bench : PositionBenchmark
 
     Returns
     -------
     DataFrame
-        Index ``action`` (the actions of ``pred``), columns :data:`HORIZONS_3D`.
+        Index ``action`` (the actions of ``pred``), columns the steps ``1 .. 25`` (40 ms
+        each); :func:`score_positions` keeps the six of :data:`HORIZONS_3D`.
+
+    Raises
+    ------
+    ValueError
+        When a forecast has another shape than the action's windows, or a non-finite value.
     """
     rows = {}
     joints = list(PREDICTED_JOINTS)
@@ -163,10 +171,100 @@ def score_positions(pred: dict[str, np.ndarray], bench: PositionBenchmark) -> pd
             for joint, twin in SAME_AS_PARENT.items():
                 guess[..., joint, :] = guess[..., twin, :]
             total += joint_position_error(true, guess) * len(true)
-        rows[action] = (total / len(values))[list(FRAME_INDEX_3D)]
-    table = pd.DataFrame.from_dict(rows, orient="index", columns=list(HORIZONS_3D))
+        rows[action] = total / len(values)
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=range(1, PREDICTED_3D + 1))
     table.index.name = "action"
     return table
+
+
+def score_positions(pred: Mapping[str, np.ndarray], bench: PositionBenchmark) -> pd.DataFrame:
+    """Mean per-joint position error at the six horizons, one row per action ("mm").
+
+    Parameters
+    ----------
+    pred : mapping of str to ndarray
+        Per action, ``(n_windows, 25, 75)`` forecasts of the 25 predicted joints.
+    bench : PositionBenchmark
+
+    Returns
+    -------
+    DataFrame
+        Index ``action`` (the actions of ``pred``), columns :data:`HORIZONS_3D`.
+    """
+    table = step_errors(pred, bench).iloc[:, list(FRAME_INDEX_3D)]
+    table.columns = pd.Index(list(HORIZONS_3D))
+    return table
+
+
+def step_weights(
+    members: Mapping[str, Mapping[str, np.ndarray]],
+    bench: PositionBenchmark,
+    *,
+    resolution: int = 20,
+) -> list[list[float]]:
+    """Per forecast step, the convex weights of several forecasts with the least error.
+
+    Every weighting on a grid of ``1 / resolution`` (non-negative, summing to 1) is scored
+    by :func:`step_errors`, averaged over the actions (as the protocol's means are); each
+    step keeps the weighting with the least error there (the first on ties, in the order
+    the grid is walked: the first member's weight falling from 1). Choose them on the
+    validation split and pass them to ``EnsembleForecaster(weights=..., weights_by="step")``.
+
+    Parameters
+    ----------
+    members : mapping of str to (mapping of str to ndarray)
+        Per member, its forecasts as :func:`forecast_positions` returns them, every action
+        of ``bench``.
+    bench : PositionBenchmark
+    resolution : int, default=20
+        Grid steps between 0 and 1 (20: weights 0, 0.05, ... 1).
+
+    Returns
+    -------
+    list of list of float
+        25 rows (steps 1-25), each one weight per member in the order of ``members``.
+
+    Examples
+    --------
+    >>> weights = step_weights({"gru": gru, "ltd": ltd}, bench)  # doctest: +SKIP
+    >>> model = EnsembleForecaster(
+    ...     [("gru", gru_model), ("ltd", ltd_model)], weights=weights, weights_by="step"
+    ... )  # doctest: +SKIP
+    """
+    names = list(members)
+    if not names:
+        raise ValueError("members is empty: give the forecasts of at least one member")
+    if not isinstance(resolution, int) or resolution < 1:
+        raise ValueError(f"resolution must be a positive integer, got {resolution!r}")
+    for name in names:
+        missing = [a for a in bench.actions if a not in members[name]]
+        if missing:
+            raise ValueError(f"member {name!r} has no forecasts for the actions {missing}")
+    best = np.full(PREDICTED_3D, np.inf)
+    chosen = np.zeros((PREDICTED_3D, len(names)))
+    for counts in _compositions(resolution, len(names)):
+        w = np.asarray(counts, dtype=float) / resolution
+        blend = {
+            a: sum(
+                wi * np.asarray(members[n][a], dtype=float) for wi, n in zip(w, names, strict=True)
+            )
+            for a in bench.actions
+        }
+        error = step_errors(blend, bench).mean().to_numpy()
+        better = error < best
+        best[better] = error[better]
+        chosen[better] = w
+    return [[float(v) for v in row] for row in chosen]
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every tuple of ``parts`` non-negative integers summing to ``total``, first part first."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total, -1, -1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
 
 
 def action_means(table: pd.DataFrame, bench: PositionBenchmark) -> pd.DataFrame:

@@ -17,6 +17,8 @@ from forecast.evaluation.motion_positions import (
     forecast_positions,
     position_benchmark,
     score_positions,
+    step_errors,
+    step_weights,
     zero_velocity_positions,
 )
 from forecast.models import DCTMixerForecaster
@@ -165,3 +167,57 @@ def test_a_network_trains_on_positions_with_the_position_loss(bench):
     fitted = model.fit(bench.train)
     np.testing.assert_allclose(fitted.channel_weight_, fitted.scaler_.scale_)
     assert fitted.history_["train_loss"][-1] < fitted.history_["train_loss"][0]
+
+
+def true_forecasts(bench):
+    return {
+        a: bench.truth[a][:, OBSERVED_3D:, list(PREDICTED_JOINTS)].reshape(len(t), 25, 75)
+        for a, t in bench.truth.items()
+    }
+
+
+def off_by(truth, per_step):
+    """Every predicted joint moved ``per_step[k]`` mm along x at step k + 1."""
+    shift = np.zeros((25, 75))
+    shift[:, 0::3] = np.asarray(per_step, dtype=float)[:, None]
+    return {a: p + shift for a, p in truth.items()}
+
+
+def test_step_errors_at_every_step_and_the_six_horizons_among_them(bench):
+    steps = np.arange(1, 26)
+    table = step_errors(off_by(true_forecasts(bench), steps), bench)
+    assert list(table.columns) == list(range(1, 26))
+    assert list(table.index) == bench.actions
+    # 25 predicted joints and their 7 twins off by k mm at step k, the 6 fixed joints by 0
+    np.testing.assert_allclose(table.to_numpy(), np.tile(steps * 32 / 38, (3, 1)))
+    six = score_positions(off_by(true_forecasts(bench), steps), bench)
+    np.testing.assert_allclose(six.to_numpy(), table[[2, 4, 8, 10, 14, 25]].to_numpy())
+
+
+def test_step_weights_pick_the_better_member_per_step(bench):
+    truth = true_forecasts(bench)
+    steps = np.arange(1, 26)
+    growing, flat = off_by(truth, steps), off_by(truth, np.full(25, 10.5))
+    weights = step_weights({"early": growing, "late": flat}, bench)
+    assert len(weights) == 25
+    # step k: the first is k mm off, the second 10.5 mm, both the same way: the nearer wins
+    assert weights == [[1.0, 0.0]] * 10 + [[0.0, 1.0]] * 15
+    # members off the opposite ways by the same amount: the even blend is exact
+    up, down = off_by(truth, np.full(25, 4.0)), off_by(truth, np.full(25, -4.0))
+    assert step_weights({"up": up, "down": down}, bench, resolution=4) == [[0.5, 0.5]] * 25
+    # three members: the grid covers the simplex, the exact blend is found
+    three = step_weights({"up": up, "down": down, "far": flat}, bench, resolution=2)
+    assert three == [[0.5, 0.5, 0.0]] * 25
+
+
+def test_step_weights_refuse_missing_forecasts_and_a_bad_grid(bench):
+    truth = true_forecasts(bench)
+    partial = {a: p for a, p in truth.items() if a != "washwindow"}
+    with pytest.raises(
+        ValueError, match=r"member 'b' has no forecasts for the actions \['washwindow'\]"
+    ):
+        step_weights({"a": truth, "b": partial}, bench)
+    with pytest.raises(ValueError, match="resolution must be a positive integer, got 0"):
+        step_weights({"a": truth}, bench, resolution=0)
+    with pytest.raises(ValueError, match="members is empty"):
+        step_weights({}, bench)
