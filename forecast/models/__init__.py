@@ -11,7 +11,14 @@ from forecast.models.auto import MOTION_PRESET
 from forecast.models.dct_mixer import DCTMixerForecaster
 from forecast.models.hopfield import HopfieldForecaster
 from forecast.models.orthogonal import OrthogonalRNNForecaster
-from forecast.models.presets import DAY_AHEAD_LOAD, LTD, LTD_3D, MOTION_BEST, SIMLPE
+from forecast.models.presets import (
+    DAY_AHEAD_LOAD,
+    LTD,
+    LTD_3D,
+    MOTION_BEST,
+    MOTION_BEST_3D,
+    SIMLPE,
+)
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.referenced import ReferencedHopfieldForecaster, ReferencedTransformerForecaster
 from forecast.models.transformer import TransformerForecaster
@@ -50,6 +57,7 @@ __all__ = [
     "LTD",
     "LTD_3D",
     "MOTION_BEST",
+    "MOTION_BEST_3D",
     "MOTION_PRESET",
     "SIMLPE",
     "DCTMixerForecaster",

@@ -65,6 +65,20 @@ loss. One difference: the network reads the angles standardised per channel (eve
 estimator of the toolkit scales its targets), where LTD reads them raw.
 """
 
+MOTION_BEST_3D: dict[str, Any] = {
+    **MOTION_BEST,
+    "context_length": 10,
+    "horizon": 25,
+    "loss": "position",
+}
+"""The motion configuration on the 3-D protocol: ``GRUForecaster(**MOTION_BEST_3D)``.
+
+:data:`MOTION_BEST` over the window of the 3-D papers (10 observed frames, 25 forecast) and
+trained with the mean per-joint position error (``loss="position"``), for the 75 columns of
+the 25 predicted joints (``load("cmu-mocap", positions=True)``); every family takes it
+(``experiments/cmu_mocap_3d.py``, ``--preset gru`` .. ``hopfield``).
+"""
+
 LTD_3D: dict[str, Any] = {**LTD, "loss": "position", "channel_weight": None}
 """LTD's CMU recipe in 3-D (``main_cmu_3d.py``): ``DCTMixerForecaster(**LTD_3D, random_state=0)``.
 

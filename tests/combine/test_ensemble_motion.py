@@ -50,3 +50,33 @@ def test_motion_angles_is_the_documented_average_and_fits():
     )  # fmt: skip
     pred = forecast_windows(model.fit(bench.train), bench)
     assert all(p.shape == (8, PREDICTED, 2) and np.isfinite(p).all() for p in pred.values())
+
+
+def test_step_weights_on_positions_equal_the_blend_of_separate_fits():
+    """What the 3-D experiment scores (members fitted apart, blended per step) is the ensemble."""
+    from forecast import DCTMixerForecaster
+    from forecast.evaluation.motion_positions import (
+        PositionBenchmark,
+        forecast_positions,
+    )
+    from tests.evaluation.test_motion_positions import frames as position_frames
+
+    bench = PositionBenchmark.from_frames(position_frames())
+    window = {"context_length": 10, "horizon": 25, "loss": "position", "max_epochs": 1}
+    gru = GRUForecaster(**window, hidden_size=4, batch_size=32, random_state=0)
+    mixer = DCTMixerForecaster(**window, mixer="gcn", hidden_size=8, num_layers=1,
+                               batch_size=32, random_state=0)  # fmt: skip
+    alone = {n: forecast_positions(clone(m).fit(bench.train), bench)
+             for n, m in (("gru", gru), ("mixer", mixer))}  # fmt: skip
+    weights = [[k, 24 - k] for k in range(25)]  # from all on the mixer to all on the GRU
+    w = np.asarray(weights) / 24
+    ensemble = EnsembleForecaster([("gru", gru), ("mixer", mixer)], weights=weights,
+                                  weights_by="step")  # fmt: skip
+    got = forecast_positions(ensemble.fit(bench.train), bench)
+    for action, pred in got.items():
+        hand = (
+            w[None, :, 0, None] * alone["gru"][action]
+            + w[None, :, 1, None] * alone["mixer"][action]
+        )
+        np.testing.assert_allclose(pred, hand, rtol=1e-6, atol=1e-6)
+    assert not np.allclose(alone["gru"]["walking"], alone["mixer"]["walking"])
