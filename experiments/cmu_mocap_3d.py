@@ -48,11 +48,12 @@ from forecast.evaluation.motion_positions import (
     forecast_positions,
     load_position_benchmark,
     score_positions,
+    step_weights,
     zero_velocity_positions,
 )
 from forecast.models import (
     LTD_3D,
-    MOTION_BEST,
+    MOTION_BEST_3D,
     SIMLPE,
     DCTMixerForecaster,
     get_estimator,
@@ -79,9 +80,12 @@ PRESETS: dict[str, tuple[type, dict[str, Any]]] = {
     ),
 }
 for _family in ("gru", "elman", "lstm", "orthogonal", "transformer", "hopfield"):
-    PRESETS[_family] = (get_estimator(_family), {**MOTION_BEST, **WINDOW_3D})
+    PRESETS[_family] = (get_estimator(_family), MOTION_BEST_3D)
 # Averages: the equal-weight mean of presets above, each member with the run's seed.
 AVERAGES = {"gru+lstm": ("gru", "lstm")}
+# Blends per forecast step (``--blend``): weights chosen on the validation forecasts of the
+# members (kept with ``--forecasts-dir``), applied to their test forecasts; logged as
+# ``steps_<member>_<member>``.
 # Published 3-D figures on our six actions (80/160/320/400/560/1000 ms; None: not published).
 # LTD: the MSR-GCN paper's re-run (Tab. 3-4) on every window; MSR-GCN: its paper (Tab. 3-4);
 # PGBIG: its repository's checkpoint test_all_eval.csv (705062791/PGBIG @ 9380daa). Means over
@@ -102,6 +106,19 @@ def scores(model: Any, benches: dict[str, Any]) -> dict[str, dict[str, list[floa
         table = pd.concat([table, action_means(table, bench)])
         out[f"mm_{label}"] = {a: [round(float(v), 2) for v in r] for a, r in table.iterrows()}
     return out
+
+
+def keep_forecasts(model: Any, benches: dict[str, Any], path: Path) -> None:
+    """Save the forecasts of every window set as ``<windows>/<action>`` arrays (npz)."""
+    arrays = {
+        f"{label}/{action}": values
+        for label, bench in benches.items()
+        for action, values in forecast_positions(model, bench).items()
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial.npz")
+    np.savez_compressed(partial, **arrays)
+    partial.replace(path)  # no half-written file under the final name
 
 
 def means(entry: dict[str, Any]) -> dict[str, Any]:
@@ -138,8 +155,21 @@ class Curve(Callback):
         print(json.dumps({k: v for k, v in entry.items() if "5 with" not in k}), flush=True)
 
 
-def run(preset: str, split: str, seeds: list[int], params: dict, every: int, data_dir: Any) -> None:
-    """Fit the preset per seed with its learning curve; log the kept weights' scores."""
+def run(
+    preset: str,
+    split: str,
+    seeds: list[int],
+    params: dict,
+    every: int,
+    data_dir: Any,
+    forecasts_dir: str | None = None,
+) -> None:
+    """Fit the preset per seed with its learning curve; log the kept weights' scores.
+
+    With ``forecasts_dir``, the kept weights' forecasts of both window sets are kept too, in
+    ``<forecasts_dir>/<preset>_<split>_seed<k>.npz`` (arrays ``<windows>/<action>``, each
+    ``(n_windows, 25, 75)``): what ``--blend`` weighs per forecast step.
+    """
     benches = {"all": load_position_benchmark(data_dir, split, "all")}
     benches["8"] = load_position_benchmark(data_dir, split, 8)
     train = benches["all"].train
@@ -167,6 +197,8 @@ def run(preset: str, split: str, seeds: list[int], params: dict, every: int, dat
         if model is first:
             entry["best_epoch"] = entry["best_epoch"][0]
         entry.update(scores(model, benches))
+        if forecasts_dir:
+            keep_forecasts(model, benches, Path(forecasts_dir) / f"{preset}_{split}_seed{seed}.npz")
         with Path(f"{stem}.jsonl").open("a") as handle:
             handle.write(json.dumps(entry) + "\n")
         print(json.dumps({"seed": seed, "fit_s": entry["fit_s"], **means(entry)}))
@@ -183,6 +215,54 @@ def build(preset: str, params: dict, seed: int) -> tuple[Any, list[tuple[str, An
     kind, settings = PRESETS[preset]
     model = kind(**{**settings, **params, "random_state": seed})
     return model, [("", model)]
+
+
+def blend(members: list[str], seeds: list[int], data_dir: Any, folder: str) -> None:
+    """Choose step weights on validation forecasts; score the weighted test forecasts.
+
+    Every member's forecasts of both splits must be in ``folder`` (``--forecasts-dir``), and
+    its test log must hold the seed (fit time and memory). One line per seed goes to
+    ``results/cmu_mocap_3d_steps_<m1>_<m2>_<split>.jsonl`` for each split: the weights, the
+    members' summed fit seconds and their largest peak, the scores.
+    """
+    name = "steps_" + "_".join(members)
+    for seed in seeds:
+        weights: list[list[float]] = []
+        for split in ("validation", "test"):
+            benches = {"all": load_position_benchmark(data_dir, split, "all")}
+            benches["8"] = load_position_benchmark(data_dir, split, 8)
+            kept = {m: np.load(Path(folder) / f"{m}_{split}_seed{seed}.npz") for m in members}
+            preds = {
+                label: {m: {a: kept[m][f"{label}/{a}"] for a in bench.actions} for m in members}
+                for label, bench in benches.items()
+            }
+            if split == "validation":  # chosen on every window of the held-out takes
+                weights = step_weights(preds["all"], benches["all"])
+            w = np.asarray(weights)  # (25, members)
+            entry: dict[str, Any] = {"seed": seed, "members": members, "weights": weights}
+            logs = [RESULTS / f"cmu_mocap_3d_{m}_{split}.jsonl" for m in members]
+            runs = [
+                [r for r in map(json.loads, log.read_text().splitlines()) if r["seed"] == seed][-1]
+                for log in logs
+            ]
+            entry["fit_s"] = round(sum(r["fit_s"] for r in runs), 1)
+            entry["peak_mb"] = max(r["peak_mb"] for r in runs)
+            for label, bench in benches.items():
+                mixed = {
+                    a: np.einsum("km,mnkc->nkc", w, np.stack([preds[label][m][a] for m in members]))
+                    for a in bench.actions
+                }
+                table = score_positions(mixed, bench)
+                table = pd.concat([table, action_means(table, bench)])
+                entry[f"mm_{label}"] = {
+                    a: [round(float(v), 2) for v in r] for a, r in table.iterrows()
+                }
+            with (RESULTS / f"cmu_mocap_3d_{name}_{split}.jsonl").open("a") as handle:
+                handle.write(json.dumps(entry) + "\n")
+            print(json.dumps({"split": split, "seed": seed, **means(entry)}))
+        print("weights (step: " + ", ".join(members) + "):")
+        for k, row in enumerate(weights, 1):
+            print(f"  {k:2d}: {row}")
 
 
 def reference(split: str, data_dir: Any) -> None:
@@ -284,7 +364,9 @@ def summary(split: str) -> str:
     head = " | ".join(HORIZONS_3D)
     out = [f"| preset ({split}, every window, mean of seeds) | {head} | fit s | peak MB |"]
     out.append("|---" * 9 + "|")
-    for preset in [*PRESETS, *AVERAGES]:
+    blends = sorted(p.name[len("cmu_mocap_3d_") : -len(f"_{split}.jsonl")]
+                    for p in RESULTS.glob(f"cmu_mocap_3d_steps_*_{split}.jsonl"))  # fmt: skip
+    for preset in [*PRESETS, *AVERAGES, *blends]:
         path = RESULTS / f"cmu_mocap_3d_{preset}_{split}.jsonl"
         if not path.exists():
             continue
@@ -309,6 +391,8 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None, help="folder holding cmu_mocap_expmap/")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--checkpoint-dir", default=None, help="resume from / keep checkpoints")
+    parser.add_argument("--forecasts-dir", default=None, help="keep the final forecasts (npz)")
+    parser.add_argument("--blend", default=None, help="members joined by ',': step weights")
     parser.add_argument("--reference", action="store_true", help="zero and constant velocity")
     parser.add_argument("--table", action="store_true")
     parser.add_argument("--summary", action="store_true", help="one row per preset of --split")
@@ -322,12 +406,16 @@ def main() -> None:
     if args.reference:
         reference(args.split, args.data_dir)
         return
+    if args.blend:
+        seeds = [int(s) for s in args.seeds.split(",")]
+        blend(args.blend.split(","), seeds, args.data_dir, args.forecasts_dir or "")
+        return
     torch.set_num_threads(args.threads)
     params = json.loads(args.params)
     if args.checkpoint_dir:
         params["checkpoint_dir"] = args.checkpoint_dir
     seeds = [int(s) for s in args.seeds.split(",")]
-    run(args.preset, args.split, seeds, params, args.every, args.data_dir)
+    run(args.preset, args.split, seeds, params, args.every, args.data_dir, args.forecasts_dir)
 
 
 if __name__ == "__main__":
