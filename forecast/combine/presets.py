@@ -125,7 +125,7 @@ def motion_3d(random_state: int = 0) -> EnsembleForecaster:
     held-out takes; the graph network fitted there for 10 epochs, to spare the cores). 10
     observed frames, 25 forecast, the 75 position columns of
     ``load("cmu-mocap", positions=True)``. On the test takes (seed 0, every window) it scores
-    10.0 / 19.8 / 39.2 / 48.2 / 63.4 / 88.9 mm at 80 / 160 / 320 / 400 / 560 / 1000 ms on the
+    10.0 / 19.8 / 39.2 / 48.1 / 63.4 / 88.9 mm at 80 / 160 / 320 / 400 / 560 / 1000 ms on the
     six actions and 10.8 / 20.9 / 39.9 / 48.3 / 62.4 / 84.5 on the five with training takes:
     below the reproduction of LTD's recipe at every horizon; 1.04-1.17 times PGBIG's error on
     the six, 1.01-1.08 times on the five (``docs/results/motion.md``, "A GRU and the graph
