@@ -54,30 +54,16 @@ from forecast.evaluation.motion_positions import (
 from forecast.models import (
     LTD_3D,
     MOTION_BEST_3D,
-    SIMLPE,
+    SIMLPE_3D,
     DCTMixerForecaster,
     get_estimator,
 )
 from forecast.training.callbacks import Callback
 
 RESULTS = Path(__file__).parent / "results"
-# The protocol's window: 10 observed frames, 25 forecast, the position loss.
-WINDOW_3D = {"context_length": 10, "horizon": 25, "loss": "position"}
 PRESETS: dict[str, tuple[type, dict[str, Any]]] = {
     "ltd3d": (DCTMixerForecaster, LTD_3D),
-    # siMLPe's network and loss (positions and their velocities) over the padded window of
-    # the protocol: 75 channels in the blocks (the targets), batches of 64 (as on angles)
-    "simlpe3d": (
-        DCTMixerForecaster,
-        {
-            **SIMLPE,
-            **WINDOW_3D,
-            "channel_weight": None,
-            "hidden_size": 75,
-            "batch_size": 64,
-            "max_epochs": 30,
-        },
-    ),
+    "simlpe3d": (DCTMixerForecaster, SIMLPE_3D),
 }
 for _family in ("gru", "elman", "lstm", "orthogonal", "transformer", "hopfield"):
     PRESETS[_family] = (get_estimator(_family), MOTION_BEST_3D)

@@ -18,6 +18,7 @@ from forecast.models.presets import (
     MOTION_BEST,
     MOTION_BEST_3D,
     SIMLPE,
+    SIMLPE_3D,
 )
 from forecast.models.recurrent import ElmanForecaster, GRUForecaster, LSTMForecaster
 from forecast.models.referenced import ReferencedHopfieldForecaster, ReferencedTransformerForecaster
@@ -60,6 +61,7 @@ __all__ = [
     "MOTION_BEST_3D",
     "MOTION_PRESET",
     "SIMLPE",
+    "SIMLPE_3D",
     "DCTMixerForecaster",
     "ElmanForecaster",
     "GRUForecaster",

@@ -119,6 +119,25 @@ to the number of target channels as siMLPe does (64 for CMU). siMLPe trains 40,0
 (``max_epochs`` is left to the data) and scores 3-D positions where this scores angles.
 """
 
+SIMLPE_3D: dict[str, Any] = {
+    **SIMLPE,
+    "context_length": 10,
+    "horizon": 25,
+    "loss": "position",
+    "channel_weight": None,
+    "hidden_size": 75,
+    "batch_size": 64,
+    "max_epochs": 30,
+}
+"""siMLPe's network on the 3-D protocol: ``DCTMixerForecaster(**SIMLPE_3D, random_state=0)``.
+
+:data:`SIMLPE` over the window of the 3-D papers (10 observed frames, 25 forecast in one pass),
+trained with the mean per-joint position error plus that of the velocities
+(``loss="position"``, ``velocity_weight=1``), 75 channels in the blocks (the position
+columns of the 25 predicted joints), batches of 64, 30 epochs
+(``experiments/cmu_mocap_3d.py --preset simlpe3d``).
+"""
+
 DAY_AHEAD_LOAD: dict[str, Any] = {
     "reference_model": LinearLagForecaster(calendar=True, country="DE", timezone="Europe/Berlin"),
     "reference_input": True,

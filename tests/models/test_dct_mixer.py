@@ -155,3 +155,26 @@ def test_quantile_forecasts_with_the_whole_window_loss(data):
     low, mid, high = (fc[f"y0_q{q}"].to_numpy() for q in (0.1, 0.5, 0.9))
     assert (low < mid).all() and (mid < high).all()
     np.testing.assert_allclose(fc["y0"].to_numpy(), mid)
+
+
+@pytest.mark.parametrize("name", ["LTD_3D", "SIMLPE_3D", "MOTION_BEST_3D"])
+def test_3d_presets_fit_joint_positions_and_forecast_the_protocols_window(name):
+    import forecast.models as models
+    from forecast import GRUForecaster
+    from forecast.datasets import position_columns
+
+    preset = getattr(models, name)
+    assert (preset["context_length"], preset["horizon"], preset["loss"]) == (10, 25, "position")
+    rng = np.random.default_rng(0)
+    columns = position_columns([3, 4])  # two joints, x/y/z each
+    values = rng.normal(size=(120, 6)).cumsum(axis=0)
+    df = pd.DataFrame(values, columns=columns,
+                      index=pd.date_range("1970-01-01", periods=120, freq="40ms"))  # fmt: skip
+    kind = GRUForecaster if name == "MOTION_BEST_3D" else DCTMixerForecaster
+    tiny = {"hidden_size": 6, "max_epochs": 1, "random_state": 0}
+    if kind is DCTMixerForecaster:
+        tiny["num_layers"] = 1
+    model = kind(**{**preset, **tiny}).fit(df)
+    fc = model.predict(horizon=25)
+    assert fc.shape == (25, 6) and list(fc.columns) == columns
+    assert np.isfinite(fc.to_numpy()).all()
