@@ -2,8 +2,9 @@
 
 :func:`blend_weights` takes validation forecasts (one column per member) and the truth and
 returns the non-negative weights summing to 1 that minimise the MAPE of the weighted mean,
-once or per hour of day of the target time; the result is the ``weights`` of a
-:class:`forecast.EnsembleForecaster` (with ``weights_by="hour"`` for the per-hour rows).
+once, per hour of day of the target time or per step ahead of the origin; the result is the
+``weights`` of a :class:`forecast.EnsembleForecaster` (with ``weights_by="hour"`` or
+``"step"`` for the rows).
 
 MAPE is a weighted sum of absolute errors, so the minimum is a linear programme: variables
 ``[w (k), e (n)]`` with ``e_i >= |1 - f_i @ w / y_i|``, ``w >= 0``, ``sum(w) = 1``; minimise
@@ -36,21 +37,25 @@ def blend_weights(
         One column per member (its forecasts, e.g. on a validation year), one row per
         forecast value. With ``by="hour"`` the target times are the index (a
         ``DatetimeIndex``) or its level ``"time"`` (as in ``backtest(...).forecasts``
-        indexed by ``["origin", "time"]``).
+        indexed by ``["origin", "time"]``). With ``by="step"`` the index has the levels
+        ``"origin"`` and ``"time"`` (and any others, such as a series id): a row's step is
+        the rank of its time among the rows of its origin.
     truth : Series
         The actual values, with the index of ``forecasts``. Must be finite and non-zero.
-    by : {None, "hour"}, default=None
+    by : {None, "hour", "step"}, default=None
         None: one weight per member. ``"hour"``: one set of weights per clock hour (0-23)
-        of the target time, each chosen on the rows of that hour.
+        of the target time, each chosen on the rows of that hour. ``"step"``: one set per
+        step ahead of the origin (1, 2, ... the longest horizon), each chosen on the rows of
+        that step.
     timezone : str, optional
         Time zone the hours are read in (aware times are converted to it). None: the
         clock of the times as given.
 
     Returns
     -------
-    list of float, or list of 24 lists of float
+    list of float, or list of lists of float
         The weights in the order of the columns of ``forecasts``: one list, or with
-        ``by="hour"`` one per hour 0-23, ready for
+        ``by="hour"`` one per hour 0-23, with ``by="step"`` one per step, ready for
         ``EnsembleForecaster(weights=..., weights_by=by)``.
 
     Raises
@@ -72,13 +77,20 @@ def blend_weights(
     >>> [round(w, 3) for w in blend_weights(forecasts, truth)]
     [0.5, 0.5]
     """
-    if by is not None and not (isinstance(by, str) and by == "hour"):
+    if by is not None and not (isinstance(by, str) and by in ("hour", "step")):
         raise ValueError(
-            f"by must be None (one weight per member) or 'hour' (weights per hour), got {by!r}"
+            "by must be None (one weight per member), 'hour' (weights per hour) or 'step' "
+            f"(weights per step ahead), got {by!r}"
         )
     f, y = _checked(forecasts, truth)
     if by is None:
         return [float(w) for w in _mape_weights(f, y)]
+    if by == "step":
+        steps = _steps(forecasts.index)
+        return [
+            [float(w) for w in _mape_weights(f[steps == k], y[steps == k])]
+            for k in range(1, int(steps.max()) + 1)
+        ]
     hours = _hours(forecasts.index, timezone)
     out = []
     for hour in range(HOURS):
@@ -185,3 +197,19 @@ def _hours(index: pd.Index, timezone: str | None) -> np.ndarray:
             )
         times = times.tz_convert(timezone)
     return np.asarray(times.hour, dtype=int)
+
+
+def _steps(index: pd.Index) -> np.ndarray:
+    """Step ahead of its origin (1, 2, ...) of each row: its time's rank within its origin."""
+    names = list(index.names)
+    if not (isinstance(index, pd.MultiIndex) and {"origin", V.TIME_COLUMN} <= set(names)):
+        raise TypeError(
+            "by='step' needs each row's origin and target time: index levels 'origin' and "
+            f"{V.TIME_COLUMN!r} (backtest(...).forecasts.set_index(['origin', 'time'])); found "
+            f"a {type(index).__name__} with levels {names}"
+        )
+    levels = pd.DataFrame({i: index.get_level_values(i) for i in range(len(names))})
+    time = names.index(V.TIME_COLUMN)
+    groups = [i for i in range(len(names)) if i != time]
+    ranks = levels.groupby(groups, sort=False)[time].rank(method="first")
+    return np.asarray(ranks, dtype=int)

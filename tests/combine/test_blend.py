@@ -133,7 +133,7 @@ INDEX = pd.date_range("2022-03-27", periods=4, freq="h", tz="Europe/Berlin")
             pd.Series([1.0, 2, 3, 4], index=INDEX),
             {"by": "day"},
             ValueError,
-            r"by must be None .* or 'hour' .*, got 'day'",
+            r"by must be None .*, 'hour' .* or 'step' .*, got 'day'",
         ),
         (
             pd.DataFrame({"a": [1.0, 2, 3, 4]}, index=INDEX),
@@ -211,3 +211,35 @@ def test_weights_are_convex_and_no_member_alone_does_better(k, n, data):
     blend = M.mape(truth * signs, f @ weights)
     best = min(M.mape(truth * signs, f[:, j]) for j in range(k))
     assert blend <= best + 1e-6 * (1 + best)
+
+
+def test_per_step_weights_follow_the_step_ahead_of_each_origin():
+    # two origins a day apart, 6 steps each: member "near" is exact on steps 1-2, "far" on 3-6
+    rows = []
+    for day in (10, 11):
+        origin = pd.Timestamp(f"2022-01-{day} 12:00")
+        for step in range(1, 7):
+            y = 100.0 + step + day
+            near = y if step <= 2 else y * 1.3
+            far = y if step > 2 else y * 0.6
+            rows.append((origin, origin + pd.Timedelta(hours=step), near, far))
+    frame = pd.DataFrame(rows, columns=["origin", "time", "near", "far"]).sample(
+        frac=1, random_state=0
+    )
+    forecasts = frame.set_index(["origin", "time"])
+    truth = pd.Series(
+        [100.0 + (t - o) / pd.Timedelta("1h") + o.day for o, t in forecasts.index],
+        index=forecasts.index,
+    )
+    weights = blend_weights(forecasts, truth, by="step")
+    np.testing.assert_allclose(weights, [[1.0, 0.0]] * 2 + [[0.0, 1.0]] * 4, atol=1e-9)
+    model = EnsembleForecaster(
+        [("near", Naive()), ("far", Naive())], weights=weights, weights_by="step"
+    )
+    assert model.get_params()["weights"] == weights
+    with pytest.raises(TypeError, match=r"by='step' needs each row's origin and target time"):
+        blend_weights(
+            forecasts.reset_index(level="origin", drop=True),
+            truth.reset_index(level="origin", drop=True),
+            by="step",
+        )
