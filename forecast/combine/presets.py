@@ -5,7 +5,7 @@ under its analog-day memory as the reference. It lives here, not beside
 ``DAY_AHEAD_LOAD``, because the memory (:class:`~forecast.combine.AnalogDayForecaster`) is
 a combination of estimators, a layer above the networks. :func:`motion_angles` builds the
 best estimator of the CMU angle benchmark, a weighted mean of four networks, and
-:func:`motion_3d` that of the 3-D benchmark, a GRU and a graph network weighed per step.
+:func:`motion_3d` that of the 3-D benchmark, three networks weighed per step.
 """
 
 from __future__ import annotations
@@ -16,7 +16,14 @@ from forecast.combine.analog import AnalogDayForecaster
 from forecast.combine.ensemble import EnsembleForecaster
 from forecast.models.baselines.linear import LinearLagForecaster
 from forecast.models.dct_mixer import DCTMixerForecaster
-from forecast.models.presets import DAY_AHEAD_LOAD, LTD_3D, MOTION_BEST, MOTION_BEST_3D, SIMLPE
+from forecast.models.presets import (
+    DAY_AHEAD_LOAD,
+    LTD_3D,
+    MOTION_BEST,
+    MOTION_BEST_3D,
+    SIMLPE,
+    SIMLPE_3D,
+)
 from forecast.models.recurrent import GRUForecaster
 from forecast.models.transformer import TransformerForecaster
 
@@ -94,67 +101,79 @@ def motion_angles(random_state: int = 0) -> EnsembleForecaster:
 LTD_3D_40: dict[str, Any] = LTD_3D | {"max_epochs": 40}
 
 #: Weights of :func:`motion_3d`, one row per forecast step (1-25, 40 ms each): the GRU's
-#: share, then the graph network's. Chosen by
+#: share, the graph network's, siMLPe's network's. Chosen by
 #: :func:`forecast.evaluation.motion_positions.step_weights` on the validation split.
 MOTION_3D_WEIGHTS: list[list[float]] = [
-    [0.75, 0.25],  # step 1 (40 ms)
-    [0.75, 0.25],  # 80 ms
-    [0.65, 0.35],
-    [0.55, 0.45],  # 160 ms
-    [0.5, 0.5],
-    [0.4, 0.6],
-    [0.35, 0.65],
-    [0.3, 0.7],  # 320 ms
-    [0.25, 0.75],
-    [0.2, 0.8],  # 400 ms
-    [0.2, 0.8],
-    [0.15, 0.85],
-    [0.15, 0.85],
-    [0.15, 0.85],  # 560 ms
-    [0.15, 0.85],
-    *([0.1, 0.9] for _ in range(10)),  # steps 16-25 (1000 ms)
+    [0.7, 0.1, 0.2],  # step 1 (40 ms)
+    [0.6, 0.1, 0.3],  # 80 ms
+    [0.5, 0.1, 0.4],
+    [0.4, 0.15, 0.45],  # 160 ms
+    [0.3, 0.2, 0.5],
+    [0.25, 0.25, 0.5],
+    [0.2, 0.25, 0.55],
+    [0.15, 0.3, 0.55],  # 320 ms
+    [0.1, 0.3, 0.6],
+    [0.1, 0.35, 0.55],  # 400 ms
+    [0.05, 0.35, 0.6],
+    [0.05, 0.35, 0.6],
+    [0.05, 0.4, 0.55],
+    [0.05, 0.4, 0.55],  # 560 ms
+    [0.0, 0.4, 0.6],
+    [0.0, 0.45, 0.55],
+    [0.0, 0.45, 0.55],
+    [0.0, 0.45, 0.55],
+    [0.0, 0.5, 0.5],
+    [0.0, 0.5, 0.5],
+    [0.0, 0.5, 0.5],
+    [0.0, 0.55, 0.45],
+    [0.0, 0.55, 0.45],
+    [0.0, 0.55, 0.45],
+    [0.0, 0.55, 0.45],  # step 25 (1000 ms)
 ]
 
 
 def motion_3d(random_state: int = 0) -> EnsembleForecaster:
-    """Return the estimator of the CMU 3-D benchmark: a GRU and a graph network, weighed by step.
+    """Return the estimator of the CMU 3-D benchmark: three networks, weighed by step.
 
-    The GRU of :data:`~forecast.models.MOTION_BEST_3D` leads on the first steps, LTD's graph
-    network (:data:`LTD_3D_40`) far ahead; :data:`MOTION_3D_WEIGHTS` gives each step's
-    weights (``weights_by="step"``), chosen on the validation split (every window of the
-    held-out takes; the graph network fitted there for 10 epochs, to spare the cores). 10
+    The GRU of :data:`~forecast.models.MOTION_BEST_3D` weighs most on the first steps, LTD's
+    graph network (:data:`LTD_3D_40`) and siMLPe's network
+    (:data:`~forecast.models.SIMLPE_3D`) far ahead; :data:`MOTION_3D_WEIGHTS` gives each
+    step's weights (``weights_by="step"``), chosen on the validation split (every window of
+    the held-out takes; the graph network fitted there for 10 epochs, to spare the cores),
+    where the three scored below the GRU and the graph network alone at every horizon. 10
     observed frames, 25 forecast, the 75 position columns of
     ``load("cmu-mocap", positions=True)``. On the test takes (seed 0, every window) it scores
-    10.0 / 19.8 / 39.2 / 48.1 / 63.4 / 88.9 mm at 80 / 160 / 320 / 400 / 560 / 1000 ms on the
-    six actions and 10.8 / 20.9 / 39.9 / 48.3 / 62.4 / 84.5 on the five with training takes:
-    below the reproduction of LTD's recipe at every horizon; 1.04-1.17 times PGBIG's error on
-    the six, 1.01-1.08 times on the five (``docs/results/motion.md``, "A GRU and the graph
-    network, weighed by step"). The graph network's fit dominates the cost: 40 epochs of
-    3.5-4.5 minutes each on one core of a quiet 2-core machine, against 1.5 minutes for the
-    GRU.
+    9.9 / 19.6 / 39.7 / 48.7 / 63.7 / 88.6 mm at 80 / 160 / 320 / 400 / 560 / 1000 ms on the
+    six actions (below the reproduction of LTD's recipe at every horizon) and 10.7 / 20.9 /
+    40.9 / 49.4 / 63.0 / 83.7 on the five with training takes (below it but at 400 ms,
+    49.36 against 49.32); 1.03-1.17 times PGBIG's error on the six, 1.005-1.10 times on the
+    five (``docs/results/motion.md``, "Networks weighed by step"). The graph network's fit
+    dominates the cost: 40 epochs of 3.5-4.5 minutes each on one core of a quiet 2-core
+    machine, against 20-30 minutes for siMLPe's network and 1.5 for the GRU.
 
     Parameters
     ----------
     random_state : int, default=0
-        Seed of both members.
+        Seed of every member.
 
     Returns
     -------
     EnsembleForecaster
-        Unfitted; members named ``gru`` and ``ltd``.
+        Unfitted; members named ``gru``, ``ltd`` and ``simlpe``.
 
     Examples
     --------
     >>> from forecast.combine import motion_3d
     >>> model = motion_3d(random_state=0)
     >>> [name for name, _ in model.estimators], model.weights_by
-    (['gru', 'ltd'], 'step')
+    (['gru', 'ltd', 'simlpe'], 'step')
     """
     seed = int(random_state)
     return EnsembleForecaster(
         [
             ("gru", GRUForecaster(**MOTION_BEST_3D, random_state=seed)),
             ("ltd", DCTMixerForecaster(**LTD_3D_40, random_state=seed)),
+            ("simlpe", DCTMixerForecaster(**SIMLPE_3D, random_state=seed)),
         ],
         weights=[list(row) for row in MOTION_3D_WEIGHTS],
         weights_by="step",

@@ -89,36 +89,39 @@ def test_motion_3d_is_the_documented_step_blend_and_fits():
     from forecast import DCTMixerForecaster
     from forecast.combine import LTD_3D_40, MOTION_3D_WEIGHTS, motion_3d
     from forecast.evaluation.motion_positions import PositionBenchmark, forecast_positions
-    from forecast.models import LTD_3D, MOTION_BEST_3D
+    from forecast.models import LTD_3D, MOTION_BEST_3D, SIMLPE_3D
     from tests.evaluation.test_motion_positions import frames as position_frames
 
     model = motion_3d(random_state=2)
     members = dict(model.estimators)
-    assert list(members) == ["gru", "ltd"] and model.weights_by == "step"
+    assert list(members) == ["gru", "ltd", "simlpe"] and model.weights_by == "step"
     assert isinstance(members["gru"], GRUForecaster)
     assert isinstance(members["ltd"], DCTMixerForecaster)
+    assert isinstance(members["simlpe"], DCTMixerForecaster)
+    assert all(members["simlpe"].get_params()[k] == v for k, v in SIMLPE_3D.items())
     assert all(members["gru"].get_params()[k] == v for k, v in MOTION_BEST_3D.items())
     assert LTD_3D_40 == {**LTD_3D, "max_epochs": 40}
     assert all(members["ltd"].get_params()[k] == v for k, v in LTD_3D_40.items())
-    assert [m.random_state for m in members.values()] == [2, 2]
+    assert [m.random_state for m in members.values()] == [2, 2, 2]
     w = np.asarray(MOTION_3D_WEIGHTS)
-    assert w.shape == (25, 2)
+    assert w.shape == (25, 3)
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
     assert (np.diff(w[:, 0]) <= 0).all()  # the GRU's share falls with the step
     # the weights are those the experiment chose on the validation split (its log)
     log = (
         Path(__file__).parents[2]
-        / "experiments/results/cmu_mocap_3d_steps_gru_ltd3d_validation.jsonl"
+        / "experiments/results/cmu_mocap_3d_steps_gru_ltd3d_simlpe3d_validation.jsonl"
     )
     chosen = [json.loads(line) for line in log.read_text().splitlines()]
     assert MOTION_3D_WEIGHTS == next(r["weights"] for r in chosen if r["seed"] == 0)
     model.weights[0][0] = 0.0  # each call builds its own rows
-    assert motion_3d().weights[0] == [0.75, 0.25]
+    assert motion_3d().weights[0] == [0.7, 0.1, 0.2]
     bench = PositionBenchmark.from_frames(position_frames())
     tiny = {"max_epochs": 1, "batch_size": 64}
     model.set_params(
         **{f"{n}__{k}": v for n in members for k, v in tiny.items()},
-        gru__hidden_size=4, ltd__hidden_size=8, ltd__num_layers=1,
+        gru__hidden_size=4, ltd__hidden_size=8, ltd__num_layers=1, simlpe__hidden_size=4,
+        simlpe__num_layers=1,
     )  # fmt: skip
     pred = forecast_positions(model.fit(bench.train), bench)
     assert all(p.shape == (len(bench.starts[a]), 25, 75) and np.isfinite(p).all()
