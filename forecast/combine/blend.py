@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.optimize import linprog
 
-from forecast.combine.weights import HOURS
+from forecast.combine.weights import HOURS, target_steps
 from forecast.frames import validation as V
 
 
@@ -200,7 +200,7 @@ def _hours(index: pd.Index, timezone: str | None) -> np.ndarray:
 
 
 def _steps(index: pd.Index) -> np.ndarray:
-    """Step ahead of its origin (1, 2, ...) of each row: its time's rank within its origin."""
+    """Step ahead of its origin (1, 2, ...) of each row, as the ensemble counts it."""
     names = list(index.names)
     if not (isinstance(index, pd.MultiIndex) and {"origin", V.TIME_COLUMN} <= set(names)):
         raise TypeError(
@@ -208,8 +208,5 @@ def _steps(index: pd.Index) -> np.ndarray:
             f"{V.TIME_COLUMN!r} (backtest(...).forecasts.set_index(['origin', 'time'])); found "
             f"a {type(index).__name__} with levels {names}"
         )
-    levels = pd.DataFrame({i: index.get_level_values(i) for i in range(len(names))})
-    time = names.index(V.TIME_COLUMN)
-    groups = [i for i in range(len(names)) if i != time]
-    ranks = levels.groupby(groups, sort=False)[time].rank(method="first")
-    return np.asarray(ranks, dtype=int)
+    levels = index.to_frame(index=False, allow_duplicates=True)
+    return target_steps(levels, True, list(levels.columns))

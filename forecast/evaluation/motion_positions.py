@@ -240,16 +240,14 @@ def step_weights(
         missing = [a for a in bench.actions if a not in members[name]]
         if missing:
             raise ValueError(f"member {name!r} has no forecasts for the actions {missing}")
+    stacked = {  # per action, (members, windows, steps, columns): converted once
+        a: np.stack([np.asarray(members[n][a], dtype=float) for n in names]) for a in bench.actions
+    }
     best = np.full(PREDICTED_3D, np.inf)
     chosen = np.zeros((PREDICTED_3D, len(names)))
     for counts in _compositions(resolution, len(names)):
         w = np.asarray(counts, dtype=float) / resolution
-        blend = {
-            a: sum(
-                wi * np.asarray(members[n][a], dtype=float) for wi, n in zip(w, names, strict=True)
-            )
-            for a in bench.actions
-        }
+        blend = {a: np.tensordot(w, values, axes=1) for a, values in stacked.items()}
         error = step_errors(blend, bench).mean().to_numpy()
         better = error < best
         best[better] = error[better]
