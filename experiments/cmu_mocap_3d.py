@@ -5,8 +5,9 @@ A thin script over ``forecast.evaluation.motion_positions``: the takes as the po
 observed frames, 25 forecast, the error over all 38 joints at 80/160/320/400/560/1000 ms on
 every window at stride 1 (MSR-GCN, PGBIG) and on LTD's 8 seeded windows per take.
 
-``--preset ltd3d`` fits LTD's 3-D recipe (``forecast.models.LTD_3D``), ``simlpe3d`` siMLPe's
-network with its position and velocity loss, ``gru`` .. ``hopfield`` the six families with
+``--preset ltd3d`` fits LTD's 3-D recipe (``forecast.models.LTD_3D``), ``pgbig3d`` PGBIG's
+(``forecast.models.PGBIG_3D``), ``simlpe3d`` siMLPe's network with its position and velocity
+loss, ``gru`` .. ``hopfield`` the six families with
 ``MOTION_BEST`` on the protocol's window and the position loss, ``gru+lstm`` the equal-weight
 average of those two (``EnsembleForecaster``); a single network logs a learning curve
 while it trains: every ``--every`` epochs the network as it stands forecasts both window sets,
@@ -54,6 +55,7 @@ from forecast.evaluation.motion_positions import (
 from forecast.models import (
     LTD_3D,
     MOTION_BEST_3D,
+    PGBIG_3D,
     SIMLPE_3D,
     DCTMixerForecaster,
     get_estimator,
@@ -64,6 +66,7 @@ RESULTS = Path(__file__).parent / "results"
 PRESETS: dict[str, tuple[type, dict[str, Any]]] = {
     "ltd3d": (DCTMixerForecaster, LTD_3D),
     "simlpe3d": (DCTMixerForecaster, SIMLPE_3D),
+    "pgbig3d": (DCTMixerForecaster, PGBIG_3D),
 }
 for _family in ("gru", "elman", "lstm", "orthogonal", "transformer", "hopfield"):
     PRESETS[_family] = (get_estimator(_family), MOTION_BEST_3D)

@@ -17,6 +17,7 @@ from forecast.models.presets import (
     LTD_3D,
     MOTION_BEST,
     MOTION_BEST_3D,
+    PGBIG_3D,
     SIMLPE,
     SIMLPE_3D,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "MOTION_BEST_3D",
     "MOTION_PRESET",
     "SIMLPE",
+    "PGBIG_3D",
     "SIMLPE_3D",
     "DCTMixerForecaster",
     "ElmanForecaster",

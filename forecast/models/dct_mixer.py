@@ -40,7 +40,8 @@ class DCTMixerForecaster(NeuralForecaster):
     repeated: a residual over the last value, as the motion-prediction models LTD (Mao et
     al. 2019) and siMLPe (Guo et al. 2023) have it; those two are ``mixer="gcn"`` and
     ``mixer="mlp"`` (:data:`forecast.models.LTD` and
-    :data:`forecast.models.SIMLPE` hold their settings).
+    :data:`forecast.models.SIMLPE` hold their settings); PGBIG's stages (Ma et al. 2022) are
+    ``mixer="pgbig"`` (:data:`forecast.models.PGBIG_3D`).
 
     It reads every input channel as a node of the mixer (targets, past and future-known
     covariates, calendar features), so it suits many channels that move together (joint
@@ -67,14 +68,19 @@ class DCTMixerForecaster(NeuralForecaster):
     >>> forecast = model.fit(df).predict(horizon=24)  # doctest: +SKIP
     """
 
-    mixer: Literal["gcn", "mlp"] = param(
+    mixer: Literal["gcn", "mlp", "pgbig"] = param(
         default="gcn",
-        type='{"gcn", "mlp"}',
+        type='{"gcn", "mlp", "pgbig"}',
         doc="""The blocks between the transforms. ``"gcn"``: LTD's residual graph-convolution
         blocks (two dense graph convolutions over the channels each, batch norm, tanh,
         dropout; ``hidden_size`` features per channel). ``"mlp"``: siMLPe's blocks (a linear
         map over the coefficients of each channel and a layer norm over ``hidden_size``
-        channels, between linear maps across channels; no non-linearity, no dropout).""",
+        channels, between linear maps across channels; no non-linearity, no dropout).
+        ``"pgbig"``: PGBIG's stages (:mod:`forecast.nn.progressive`; ``num_layers`` stages of
+        separable graph convolutions over joints, channels and coefficients, ``hidden_size``
+        channels per joint), each refining the window the stage before forecast, each
+        trained on its own target, smoother for earlier stages; the targets must be (x, y,
+        z) triples of joint positions, without covariates, and the forecast a point.""",
         check=one_of(*MIXERS),
     )
     n_coefficients: int | None = param(

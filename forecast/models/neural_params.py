@@ -143,11 +143,12 @@ class NeuralParams:
         doc="Name understood by :func:`forecast.training.optim.build_optimizer`.",
     )
     weight_decay: float = param(default=0.0, type="float", doc="L2 penalty.")
-    lr_scheduler: Literal["cosine", "plateau", "step", "exponential"] | None = param(
+    lr_scheduler: Literal["cosine", "plateau", "step", "exponential", "tenfold"] | None = param(
         default=None,
-        type='{None, "cosine", "plateau", "step", "exponential"}',
+        type='{None, "cosine", "plateau", "step", "exponential", "tenfold"}',
         doc="""Learning-rate schedule, stepped per epoch (``"exponential"``: times ``0.96 ** 0.5``
-        each epoch, LTD's decay).""",
+        each epoch, LTD's decay; ``"tenfold"``: times ``0.1 ** (1 / max_epochs)`` each epoch,
+        a tenth of the rate by the end, PGBIG's decay).""",
         check=checks.one_of(*SCHEDULERS),
     )
     gradient_clip: float | None = param(

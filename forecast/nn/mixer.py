@@ -17,6 +17,8 @@ the forecast.
 * :class:`TemporalBlock` is siMLPe's: a linear map over the coefficients of each channel and
   a layer norm over channels, no non-linearity, in a residual block between two linear maps
   over channels.
+* :class:`forecast.nn.progressive.ProgressiveMixer` is PGBIG's: stages that each refine the
+  whole window, trained on progressively less smoothed targets.
 
 :class:`DCTMixerNet` puts either stack between the transforms; its ``forward`` has the calls
 of :class:`forecast.nn.net.ForecastNet`, so the training loop, the roll-out, ensembles and the
@@ -32,9 +34,10 @@ from torch import Tensor, nn
 
 from forecast.nn.dct import dct_basis
 from forecast.nn.heads import monotone_quantiles
+from forecast.nn.progressive import ProgressiveMixer, progressive_targets
 from forecast.nn.reference import window_stats
 
-MIXERS = ("gcn", "mlp")
+MIXERS = ("gcn", "mlp", "pgbig")
 
 
 class GraphConv(nn.Module):
@@ -180,9 +183,10 @@ class DCTMixerNet(nn.Module):
         Width (features per channel of the graph convolutions, or channels of the temporal
         blocks) and number of blocks.
     dropout : float
-        Dropout after each graph convolution's activation (``"gcn"`` only).
-    mixer : {"gcn", "mlp"}
-        LTD's graph blocks or siMLPe's temporal blocks.
+        Dropout after each graph convolution's activation (``"gcn"`` and ``"pgbig"``).
+    mixer : {"gcn", "mlp", "pgbig"}
+        LTD's graph blocks, siMLPe's temporal blocks or PGBIG's stages (``num_layers`` of
+        them, ``hidden_size`` channels per joint; the inputs are (x, y, z) triples).
     normalize : bool
         Centre and scale the target channels of each window by their own mean and standard
         deviation before the transform, and map the output back.
@@ -246,8 +250,14 @@ class DCTMixerNet(nn.Module):
         self.register_buffer("basis", dct_basis(n, self.k).clone(), persistent=False)  # (k, n)
         self.mixer: nn.Module
         q = self.n_quantiles
+        self.n_stages = 1  # targets the training loop supervises (PGBIG: one per stage)
         if mixer == "gcn":
             self.mixer = GraphMixer(n_inputs, self.k, hidden_size, num_layers, dropout, q)
+        elif mixer == "pgbig":
+            if q > 1:
+                raise ValueError("PGBIG's stages forecast a point, not quantiles")
+            self.mixer = ProgressiveMixer(n_inputs, self.k, hidden_size, num_layers, dropout)
+            self.n_stages = int(num_layers)
         else:
             self.mixer = TemporalMixer(n_inputs, self.k, hidden_size, num_layers, q)
 
@@ -262,11 +272,14 @@ class DCTMixerNet(nn.Module):
             pad = torch.cat([pad[..., : -self.n_future], future.to(x.dtype)], dim=-1)
         return torch.cat([x, pad], dim=1)
 
-    def forward_window(self, x: Tensor, future: Tensor | None = None) -> Tensor:
+    def forward_window(
+        self, x: Tensor, future: Tensor | None = None, every_stage: bool = False
+    ) -> Tensor:
         """Return the trajectory of the target channels over the padded window (B, T + h, C).
 
         The first ``T`` steps reconstruct the context, the last ``h`` are the forecast;
-        (B, T + h, C, Q) with quantiles.
+        (B, T + h, C, Q) with quantiles; (B, S, T + h, C) with ``every_stage``: the window
+        after each of PGBIG's ``S`` stages, the last one being the forecast.
         """
         c = self.n_targets
         stats = None
@@ -274,9 +287,17 @@ class DCTMixerNet(nn.Module):
             stats = window_stats(x[..., :c])  # (B, 1, C) each
             x = torch.cat([(x[..., :c] - stats[0]) / stats[1], x[..., c:]], dim=-1)
         coefficients = torch.einsum("kn,bni->bik", self.basis, self.padded(x, future))  # (B, I, k)
-        levels = self.mixer(coefficients)[:, :c]  # (B, C, Q, k)
+        if every_stage:  # (B, C, S, k), each stage's guess as a correction of the input
+            levels = self.mixer(coefficients, every_stage=True)[:, :c]
+        else:
+            levels = self.mixer(coefficients)[:, :c]  # (B, C, Q, k)
         levels = levels + coefficients[:, :c, None] * self.residual_level  # the middle level
         out = torch.einsum("kn,bcqk->bncq", self.basis, levels)  # (B, T + h, C, Q)
+        if every_stage:
+            out = out.permute(0, 3, 1, 2)  # (B, S, T + h, C)
+            if stats is not None:
+                out = out * stats[1][:, None] + stats[0][:, None]
+            return out
         if self.n_quantiles == 1:
             out = out[..., 0]  # (B, T + h, C)
         else:
@@ -289,7 +310,12 @@ class DCTMixerNet(nn.Module):
         return out
 
     def forward(
-        self, x: Tensor, future: Tensor | None = None, state: object = None, window: bool = False
+        self,
+        x: Tensor,
+        future: Tensor | None = None,
+        state: object = None,
+        window: bool = False,
+        every_stage: bool = False,
     ) -> tuple[Tensor, None]:
         """Forecast from context windows.
 
@@ -303,6 +329,9 @@ class DCTMixerNet(nn.Module):
             Accepted for the common call; the network carries no state.
         window : bool
             Return the whole window (B, T + h, C) instead of the forecast (B, h, C).
+        every_stage : bool
+            With ``mixer="pgbig"``: return the output of every stage, (B, S, T + h, C) with
+            ``window``, (B, S, h, C) without.
 
         Returns
         -------
@@ -312,8 +341,18 @@ class DCTMixerNet(nn.Module):
         """
         if x.shape[1] != self.context:
             raise ValueError(f"the network reads windows of {self.context} steps, got {x.shape[1]}")
-        out = self.forward_window(x, future)
-        return (out if window else out[:, self.context :]), None
+        out = self.forward_window(x, future, every_stage=every_stage)
+        if not window:
+            out = out[:, :, self.context :] if every_stage else out[:, self.context :]
+        return out, None
+
+    def stage_targets(self, window: Tensor) -> Tensor:
+        """Return what each stage is trained on, (B, S, T + h, C), from the true window.
+
+        The last stage's target is ``window`` (B, T + h, C) itself, each earlier one's is
+        smoothed once more (:func:`forecast.nn.progressive.progressive_targets`).
+        """
+        return progressive_targets(window, self.context, self.n_stages)
 
     def param_groups(self) -> list[dict[str, object]]:
         """One plain parameter group (nothing is constrained)."""

@@ -70,6 +70,16 @@ def _forward(
         # nn.Module's __getattr__ is typed Tensor | Module: forward_steps is a method here
         pred, state = model.forward_steps(x, future, state)  # type: ignore[operator]
         state = detach_state(state)  # carry the values, cut the gradient
+    elif getattr(getattr(model, "module", model), "n_stages", 1) > 1:
+        # every stage is scored, each against its own target (PGBIG), as rows of one batch
+        net = getattr(model, "module", model)
+        pred, _ = model(x, future, window=True, every_stage=True)  # (b, S, T + h, C)
+        # nn.Module's __getattr__ is typed Tensor | Module: stage_targets is a method here
+        window = torch.cat([x[..., : y.shape[-1]], y], dim=1)
+        targets = net.stage_targets(window)  # type: ignore[operator]
+        if not net.observed_loss:  # the forecast steps only
+            pred, targets = pred[:, :, x.shape[1] :], targets[:, :, x.shape[1] :]
+        pred, y = pred.flatten(0, 1), targets.flatten(0, 1)
     elif getattr(getattr(model, "module", model), "observed_loss", False):
         # the loss covers the context too: the network's reconstruction of its own inputs
         # (DistributedDataParallel keeps the network as .module)

@@ -38,7 +38,7 @@ from forecast.training.resume import save_checkpoint as save_checkpoint  # publi
 from forecast.training.threads import torch_threads
 from forecast.training.windows import BatchSource, StreamChunks, WindowDataset, even_slices
 
-SCHEDULERS = (None, "cosine", "plateau", "step", "exponential")
+SCHEDULERS = (None, "cosine", "plateau", "step", "exponential", "tenfold")
 EXPONENTIAL_GAMMA = 0.96**0.5  # LTD's decay, 0.96 every two epochs, spread evenly
 CHECKPOINT_FILE = "checkpoint.pt"
 
@@ -144,7 +144,8 @@ def build_scheduler(
     """Learning-rate schedule stepped once per epoch: None, cosine, plateau, step or exponential.
 
     ``"exponential"`` multiplies the rate by ``0.96 ** 0.5`` after every epoch (LTD's 0.96
-    every two epochs, spread evenly).
+    every two epochs, spread evenly); ``"tenfold"`` by ``0.1 ** (1 / max_epochs)``, so the
+    rate falls tenfold over the run (PGBIG's decay).
     """
     if name is None:
         return None
@@ -159,6 +160,9 @@ def build_scheduler(
         )
     if name == "exponential":
         return torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=EXPONENTIAL_GAMMA)
+    if name == "tenfold":
+        gamma = 0.1 ** (1.0 / max(1, max_epochs))
+        return torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=gamma)
     raise ValueError(f"lr_scheduler must be one of {SCHEDULERS}, got {name!r}")
 
 

@@ -9,6 +9,7 @@ import torch
 from sklearn.base import clone
 
 from forecast import DCTMixerForecaster, load
+from forecast.datasets import position_columns
 from forecast.models import LTD, SIMLPE
 from forecast.models.neural_params import NEURAL_PARAMS
 from forecast.nn.mixer import DCTMixerNet
@@ -77,6 +78,33 @@ def test_exponential_schedule_is_ltds_decay(data):
     assert lr[0] == pytest.approx(0.01)
     np.testing.assert_allclose(np.diff(np.log(lr)), np.log(EXPONENTIAL_GAMMA), rtol=1e-6)
     assert EXPONENTIAL_GAMMA**2 == pytest.approx(0.96)
+
+
+def test_tenfold_schedule_ends_at_a_tenth_of_the_rate(data):
+    model = DCTMixerForecaster(**dict(TINY, max_epochs=4), lr_scheduler="tenfold").fit(data)
+    lr = model.history_["lr"]  # the rate of each epoch: the last is one decay short
+    np.testing.assert_allclose(lr, [0.01 * 0.1 ** (e / 4) for e in range(4)], rtol=1e-6)
+
+
+def test_pgbig_stages_forecast_positions_and_reload(tmp_path):
+    rng = np.random.default_rng(0)
+    columns = position_columns([3, 4])
+    df = pd.DataFrame(rng.normal(size=(140, 6)).cumsum(axis=0), columns=columns,
+                      index=pd.date_range("1970-01-01", periods=140, freq="40ms"))  # fmt: skip
+    before = df.copy()
+    model = DCTMixerForecaster(**TINY, mixer="pgbig", loss="position").fit(df)
+    pd.testing.assert_frame_equal(df, before)  # the input frame is left alone
+    fc = model.predict(horizon=6)
+    want = pd.date_range(df.index[-1], periods=7, freq="40ms")[1:]
+    pd.testing.assert_index_equal(fc.index, want, check_names=False)
+    assert list(fc.columns) == columns and np.isfinite(fc.to_numpy()).all()
+    assert len(model.module_.mixer.stages) == TINY["num_layers"]
+    model.save(tmp_path / "m")
+    pd.testing.assert_frame_equal(load(tmp_path / "m").predict(horizon=6), fc)
+    with pytest.raises(ValueError, match="4 input channels are not a multiple of 3"):
+        DCTMixerForecaster(**TINY, mixer="pgbig").fit(make_series(n=160, channels=4))
+    with pytest.raises(ValueError, match="a point, not quantiles"):
+        DCTMixerForecaster(**TINY, mixer="pgbig", quantiles=(0.1, 0.5, 0.9)).fit(df)
 
 
 def test_trains_when_the_last_batch_holds_one_window():
@@ -157,11 +185,10 @@ def test_quantile_forecasts_with_the_whole_window_loss(data):
     np.testing.assert_allclose(fc["y0"].to_numpy(), mid)
 
 
-@pytest.mark.parametrize("name", ["LTD_3D", "SIMLPE_3D", "MOTION_BEST_3D"])
+@pytest.mark.parametrize("name", ["LTD_3D", "PGBIG_3D", "SIMLPE_3D", "MOTION_BEST_3D"])
 def test_3d_presets_fit_joint_positions_and_forecast_the_protocols_window(name):
     import forecast.models as models
     from forecast import GRUForecaster
-    from forecast.datasets import position_columns
 
     preset = getattr(models, name)
     assert (preset["context_length"], preset["horizon"], preset["loss"]) == (10, 25, "position")
