@@ -63,6 +63,7 @@ the tables build in :mod:`forecast.specs.build` (:func:`load_data`, :func:`build
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,9 @@ def run_spec(
     :func:`forecast.tracking.champion.register_champion`). A tracked run prints one line on
     stdout: ``runs by <select>: <link>``, the experiment's runs in the MLflow UI sorted by the
     selection metric (:func:`forecast.tracking.views.runs_link_line`; for a store without a
-    server, the ``mlflow ui`` command to start first).
+    server, the ``mlflow ui`` command to start first). A run that fails (a model refusing the
+    protocol, an interrupt) removes what it wrote under the results folder, and the folder
+    itself when the run made it, so no partial results are left.
 
     Parameters
     ----------
@@ -135,7 +138,33 @@ def run_spec(
         ", ".join(models),
     )
     out = Path(output or spec.get("output") or Path("experiments/results") / spec["name"])
+    kept = set(out.rglob("*")) if out.exists() else None  # what was there before this run
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        table = _run(spec, models, data, out, progress)
+    except BaseException:
+        _remove_new(out, kept)  # a failed run leaves the folder as it found it
+        raise
+    _log.info("run: wrote %s and comparison.md", out / "comparison.csv")
+    return table
+
+
+def _remove_new(out: Path, kept: set[Path] | None) -> None:
+    """Delete what a failed run wrote under ``out``: the folder itself if it made it."""
+    if kept is None:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for path in sorted(set(out.rglob("*")) - kept, key=lambda p: len(p.parts), reverse=True):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _run(
+    spec: dict[str, Any], models: dict[str, Any], data: pd.DataFrame, out: Path, progress: bool
+) -> Any:
+    """Backtest ``models`` on ``data`` as ``spec`` says, writing the results into ``out``."""
     tracker = None
     tracking = spec.get("tracking", {})
     if tracking.get("enabled", False):
@@ -158,7 +187,7 @@ def run_spec(
     table.to_csv(out / "comparison.csv")
     shown = table.astype(object)  # object: the counts (n, n_fits) print as integers
     (out / "comparison.md").write_text(shown.to_markdown(floatfmt=".3f") + "\n")
-    _log.info("run: wrote %s and comparison.md (%.1f s)", out / "comparison.csv", result.seconds)
+    _log.info("run: comparison of %d models in %.1f s", len(table), result.seconds)
     if "register" in tracking:
         from forecast.tracking.champion import register_champion  # optional: as above
 

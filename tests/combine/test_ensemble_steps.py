@@ -146,3 +146,47 @@ def test_any_step_weights_give_a_convex_combination_per_step(rows, data):
     low = np.minimum(future["a"], future["b"]).to_numpy() - 1e-9
     high = np.maximum(future["a"], future["b"]).to_numpy() + 1e-9
     assert ((fc["load"].to_numpy() >= low) & (fc["load"].to_numpy() <= high)).all()
+
+
+def test_spec_table_with_weights_by_step_runs(tmp_path):
+    from forecast.specs.spec import build_models, run_spec
+    from tests.conftest import make_series
+
+    path = tmp_path / "load.csv"
+    df = make_series(24 * 21, tz="UTC").rename_axis("timestamp").reset_index()
+    df.to_csv(path, index=False)
+    rows = [[k, 35 - k] for k in range(36)]  # the day-ahead origin (12:00) to the end of D
+    tables = {
+        "name": "steps",
+        "data": {"path": str(path), "timezone": "Europe/Berlin"},
+        "backtest": {
+            "protocol": "day-ahead",
+            "start": "2023-01-15",
+            "end": "2023-01-20",
+            "target": "load",
+        },
+        "models": {
+            "last-value": {"model": "naive"},
+            "daily": {"model": "seasonal-naive", "season": "1D"},
+            "blend": {
+                "model": "ensemble",
+                "members": ["last-value", "daily"],
+                "weights_by": "step",
+                "weights": rows,
+            },
+        },
+    }
+    blend = build_models(tables["models"])["blend"]
+    assert blend.weights_by == "step" and blend.weights == rows
+    table = run_spec(tables, tmp_path / "out")
+    assert table.loc["blend", "n"] == 6 * 24
+    tables["models"]["blend"]["weights"] = rows[:24]  # the day-ahead horizon needs 36 steps
+    with pytest.raises(ValueError, match=r"horizon=36, but weights_by='step' .* steps 1-24 only"):
+        run_spec(tables, tmp_path / "short")
+    assert not (tmp_path / "short").exists()  # nothing half-written
+    kept = tmp_path / "kept"  # a folder that was there: the failed run leaves it as it was
+    kept.mkdir()
+    (kept / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="horizon=36"):
+        run_spec(tables, kept)
+    assert [p.name for p in kept.iterdir()] == ["notes.txt"]
