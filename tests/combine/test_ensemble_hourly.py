@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from forecast import EnsembleForecaster, ExternalForecast, Naive, SeasonalNaive, backtest, load
+from tests.combine.spec_tables import blend_spec
 from tests.conftest import make_series
 
 # row h = [h, 23 - h]: normalised, member a gets h/23 and member b (23 - h)/23
@@ -219,29 +220,7 @@ def test_clone_params_and_save_load_round_trip(tmp_path):
 def test_spec_table_with_weights_by_hour_runs(tmp_path):
     from forecast.specs.spec import build_models, run_spec
 
-    path = tmp_path / "load.csv"
-    df = make_series(24 * 21, tz="UTC").rename_axis("timestamp").reset_index()
-    df.to_csv(path, index=False)
-    tables = {
-        "name": "hourly",
-        "data": {"path": str(path), "timezone": "Europe/Berlin"},
-        "backtest": {
-            "protocol": "day-ahead",
-            "start": "2023-01-15",
-            "end": "2023-01-20",
-            "target": "load",
-        },
-        "models": {
-            "last-value": {"model": "naive"},
-            "daily": {"model": "seasonal-naive", "season": "1D"},
-            "blend": {
-                "model": "ensemble",
-                "members": ["last-value", "daily"],
-                "weights_by": "hour",
-                "weights": RAMP,
-            },
-        },
-    }
+    tables = blend_spec(tmp_path, "hour", RAMP)
     blend = build_models(tables["models"])["blend"]
     assert blend.weights_by == "hour" and blend.weights == RAMP
     table = run_spec(tables, tmp_path / "out")

@@ -150,32 +150,10 @@ def test_any_step_weights_give_a_convex_combination_per_step(rows, data):
 
 def test_spec_table_with_weights_by_step_runs(tmp_path):
     from forecast.specs.spec import build_models, run_spec
-    from tests.conftest import make_series
+    from tests.combine.spec_tables import blend_spec
 
-    path = tmp_path / "load.csv"
-    df = make_series(24 * 21, tz="UTC").rename_axis("timestamp").reset_index()
-    df.to_csv(path, index=False)
     rows = [[k, 35 - k] for k in range(36)]  # the day-ahead origin (12:00) to the end of D
-    tables = {
-        "name": "steps",
-        "data": {"path": str(path), "timezone": "Europe/Berlin"},
-        "backtest": {
-            "protocol": "day-ahead",
-            "start": "2023-01-15",
-            "end": "2023-01-20",
-            "target": "load",
-        },
-        "models": {
-            "last-value": {"model": "naive"},
-            "daily": {"model": "seasonal-naive", "season": "1D"},
-            "blend": {
-                "model": "ensemble",
-                "members": ["last-value", "daily"],
-                "weights_by": "step",
-                "weights": rows,
-            },
-        },
-    }
+    tables = blend_spec(tmp_path, "step", rows)
     blend = build_models(tables["models"])["blend"]
     assert blend.weights_by == "step" and blend.weights == rows
     table = run_spec(tables, tmp_path / "out")
