@@ -76,7 +76,7 @@ class _ConvNormAct(nn.Module):
         self.dropout = float(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
-        y = torch.tanh(self.norm(self.conv(x).flatten(1)))
+        y = torch.tanh(self.norm(self.conv(x).reshape(x.shape[0], -1)))
         if self.training and self.dropout > 0:
             # a uniform draw per unit: twice as fast on CPU as nn.Dropout's Bernoulli draws
             keep = torch.rand_like(y).ge_(self.dropout).div_(1.0 - self.dropout)  # 0 or 1 / (1 - p)

@@ -50,11 +50,11 @@ OPSET = 17
 # the operators torch's exporter writes for every family and option (measured by exporting
 # each family with point and quantile heads, recursive and seq2seq strategies, residual,
 # window normalisation, linear skip, ensembles, differences, patches, DCT input and output,
-# channel mixing, the peephole LSTM, both DCT mixers, covariates and calendar features)
+# channel mixing, the peephole LSTM, the three DCT mixers, covariates and calendar features)
 OPERATORS = frozenset(
     {
         "Add", "And", "BatchNormalization", "Cast", "Concat", "Constant", "ConstantOfShape",
-        "Cos", "CumSum", "Div", "Einsum", "Equal", "Erf", "Expand", "GRU", "Gather", "Gemm",
+        "Conv", "Cos", "CumSum", "Div", "Einsum", "Equal", "Erf", "Expand", "GRU", "Gather", "Gemm",
         "LSTM", "LayerNormalization", "Less", "MatMul", "Mod", "Mul", "Not", "RNN", "Range",
         "ReduceMean", "Reshape", "ScatterND", "Shape", "Sigmoid", "Slice", "Softmax",
         "Softplus", "Split", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",

@@ -15,12 +15,12 @@ LEVELS = (0.1, 0.5, 0.9)
 ATOL = 1e-5
 
 
-def assert_same_forecast(want, got) -> None:
-    """Same container, index, columns; values within ATOL (data units)."""
+def assert_same_forecast(want, got, rtol: float = 0.0) -> None:
+    """Same container, index, columns; values within ATOL (data units) plus ``rtol``."""
     if isinstance(want, dict):
         assert isinstance(got, dict) and list(want) == list(got)
         for key in want:
-            assert_same_forecast(want[key], got[key])
+            assert_same_forecast(want[key], got[key], rtol)
         return
     assert isinstance(got, pd.DataFrame)
     assert list(got.columns) == list(want.columns)
@@ -34,7 +34,7 @@ def assert_same_forecast(want, got) -> None:
     a = want.select_dtypes("number").to_numpy()
     b = got.select_dtypes("number").to_numpy()
     assert np.isfinite(b).all()
-    np.testing.assert_allclose(b, a, rtol=0, atol=ATOL)
+    np.testing.assert_allclose(b, a, rtol=rtol, atol=ATOL)
 
 
 def rewrite(folder, name: str, data: bytes) -> None:
