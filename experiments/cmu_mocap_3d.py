@@ -42,6 +42,7 @@ from cmu_mocap_3d_tables import summary, table, table_text  # the script next to
 
 from forecast.combine import EnsembleForecaster
 from forecast.evaluation.memory import PeakRSS
+from forecast.evaluation.motion_data import action_of
 from forecast.evaluation.motion_positions import (
     action_means,
     constant_velocity_positions,
@@ -138,8 +139,12 @@ def run(
     every: int,
     data_dir: Any,
     forecasts_dir: str | None = None,
+    without: tuple[str, ...] = (),
 ) -> None:
     """Fit the preset per seed with its learning curve; log the kept weights' scores.
+
+    ``without`` names actions whose training takes are left out of the fit (the windows
+    scored stay the same); such runs log under ``<preset>_without_<a>_without_<b>``.
 
     With ``forecasts_dir``, the kept weights' forecasts of both window sets are kept too, in
     ``<forecasts_dir>/<preset>_<split>_seed<k>.npz`` (arrays ``<windows>/<action>``, each
@@ -147,9 +152,13 @@ def run(
     """
     benches = {"all": load_position_benchmark(data_dir, split, "all")}
     benches["8"] = load_position_benchmark(data_dir, split, 8)
-    train = benches["all"].train
+    trained = {action_of(k) for k in benches["all"].train}
+    if unknown := [a for a in without if a not in trained]:
+        raise SystemExit(f"--without: no training take of {unknown}; there are {sorted(trained)}")
+    train = {k: f for k, f in benches["all"].train.items() if action_of(k) not in without}
+    preset_log = "_without_".join([preset, *without]) if without else preset
     folder = params.pop("checkpoint_dir", None)  # not a setting: kept out of the log
-    stem = RESULTS / f"cmu_mocap_3d_{preset}_{split}"
+    stem = RESULTS / f"cmu_mocap_3d_{preset_log}_{split}"
     for seed in seeds:
         model, networks = build(preset, params, seed)
         if folder:
@@ -268,6 +277,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--checkpoint-dir", default=None, help="resume from / keep checkpoints")
     parser.add_argument("--forecasts-dir", default=None, help="keep the final forecasts (npz)")
+    parser.add_argument("--without", default=None, help="actions left out of training (',')")
     parser.add_argument("--blend", default=None, help="members joined by ',': step weights")
     parser.add_argument("--reference", action="store_true", help="zero and constant velocity")
     parser.add_argument("--table", action="store_true")
@@ -291,7 +301,9 @@ def main() -> None:
     if args.checkpoint_dir:
         params["checkpoint_dir"] = args.checkpoint_dir
     seeds = [int(s) for s in args.seeds.split(",")]
-    run(args.preset, args.split, seeds, params, args.every, args.data_dir, args.forecasts_dir)
+    without = tuple(args.without.split(",")) if args.without else ()
+    folder = args.forecasts_dir
+    run(args.preset, args.split, seeds, params, args.every, args.data_dir, folder, without)
 
 
 if __name__ == "__main__":

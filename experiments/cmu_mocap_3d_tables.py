@@ -107,13 +107,14 @@ def table(preset: str, split: str) -> str:
 
 
 def summary(split: str, presets: list[str]) -> str:
-    """One row per preset of ``presets`` logged on ``split``, then the step blends; every window."""
+    """One row per preset logged on ``split``, then the step blends and the ``--without`` runs."""
     head = " | ".join(HORIZONS_3D)
     out = [f"| preset ({split}, every window, mean of seeds) | {head} | fit s | peak MB |"]
     out.append("|---" * 9 + "|")
-    blends = sorted(p.name[len("cmu_mocap_3d_") : -len(f"_{split}.jsonl")]
-                    for p in RESULTS.glob(f"cmu_mocap_3d_steps_*_{split}.jsonl"))  # fmt: skip
-    for preset in [*presets, *blends]:
+    extra = sorted(p.name[len("cmu_mocap_3d_") : -len(f"_{split}.jsonl")]
+                   for glob in ("steps_*", "*_without_*")
+                   for p in RESULTS.glob(f"cmu_mocap_3d_{glob}_{split}.jsonl"))  # fmt: skip
+    for preset in [*presets, *extra]:
         path = RESULTS / f"cmu_mocap_3d_{preset}_{split}.jsonl"
         if not path.exists():
             continue
