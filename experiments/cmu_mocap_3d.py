@@ -140,11 +140,14 @@ def run(
     data_dir: Any,
     forecasts_dir: str | None = None,
     without: tuple[str, ...] = (),
+    tag: str = "",
 ) -> None:
     """Fit the preset per seed with its learning curve; log the kept weights' scores.
 
     ``without`` names actions whose training takes are left out of the fit (the windows
-    scored stay the same); such runs log under ``<preset>_without_<a>_without_<b>``.
+    scored stay the same); such runs log under ``<preset>_without_<a>_without_<b>``. A ``tag``
+    is appended to the name of the logs and of the kept forecasts (``<preset>_<tag>``), so that
+    a second recipe of a preset (``--params``) keeps its own.
 
     With ``forecasts_dir``, the kept weights' forecasts of both window sets are kept too, in
     ``<forecasts_dir>/<preset>_<split>_seed<k>.npz`` (arrays ``<windows>/<action>``, each
@@ -156,7 +159,7 @@ def run(
     if unknown := [a for a in without if a not in trained]:
         raise SystemExit(f"--without: no training take of {unknown}; there are {sorted(trained)}")
     train = {k: f for k, f in benches["all"].train.items() if action_of(k) not in without}
-    preset_log = "_without_".join([preset, *without]) if without else preset
+    preset_log = "_".join([preset, *(f"without_{a}" for a in without), *([tag] if tag else [])])
     folder = params.pop("checkpoint_dir", None)  # not a setting: kept out of the log
     stem = RESULTS / f"cmu_mocap_3d_{preset_log}_{split}"
     for seed in seeds:
@@ -182,7 +185,8 @@ def run(
             entry["best_epoch"] = entry["best_epoch"][0]
         entry.update(scores(model, benches))
         if forecasts_dir:
-            keep_forecasts(model, benches, Path(forecasts_dir) / f"{preset}_{split}_seed{seed}.npz")
+            kept = Path(forecasts_dir) / f"{preset_log}_{split}_seed{seed}.npz"
+            keep_forecasts(model, benches, kept)
         with Path(f"{stem}.jsonl").open("a") as handle:
             handle.write(json.dumps(entry) + "\n")
         print(json.dumps({"seed": seed, "fit_s": entry["fit_s"], **means(entry)}))
@@ -277,6 +281,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--checkpoint-dir", default=None, help="resume from / keep checkpoints")
     parser.add_argument("--forecasts-dir", default=None, help="keep the final forecasts (npz)")
+    parser.add_argument("--tag", default="", help="a suffix naming this recipe's logs")
     parser.add_argument("--without", default=None, help="actions left out of training (',')")
     parser.add_argument("--blend", default=None, help="members joined by ',': step weights")
     parser.add_argument("--reference", action="store_true", help="zero and constant velocity")
@@ -287,7 +292,7 @@ def main() -> None:
         print(summary(args.split, [*PRESETS, *AVERAGES]))
         return
     if args.table:
-        print(table(args.preset, args.split))
+        print(table("_".join([args.preset, *([args.tag] if args.tag else [])]), args.split))
         return
     if args.reference:
         reference(args.split, args.data_dir)
@@ -302,8 +307,8 @@ def main() -> None:
         params["checkpoint_dir"] = args.checkpoint_dir
     seeds = [int(s) for s in args.seeds.split(",")]
     without = tuple(args.without.split(",")) if args.without else ()
-    folder = args.forecasts_dir
-    run(args.preset, args.split, seeds, params, args.every, args.data_dir, folder, without)
+    where = args.data_dir, args.forecasts_dir
+    run(args.preset, args.split, seeds, params, args.every, *where, without, args.tag)
 
 
 if __name__ == "__main__":

@@ -107,14 +107,13 @@ def table(preset: str, split: str) -> str:
 
 
 def summary(split: str, presets: list[str]) -> str:
-    """One row per preset logged on ``split``, then the step blends and the ``--without`` runs."""
+    """One row per preset logged on ``split``, then every other log of it (blends, tags, ...)."""
     head = " | ".join(HORIZONS_3D)
     out = [f"| preset ({split}, every window, mean of seeds) | {head} | fit s | peak MB |"]
     out.append("|---" * 9 + "|")
-    extra = sorted(p.name[len("cmu_mocap_3d_") : -len(f"_{split}.jsonl")]
-                   for glob in ("steps_*", "*_without_*")
-                   for p in RESULTS.glob(f"cmu_mocap_3d_{glob}_{split}.jsonl"))  # fmt: skip
-    for preset in [*presets, *extra]:
+    logged = sorted(p.name[len("cmu_mocap_3d_") : -len(f"_{split}.jsonl")]
+                    for p in RESULTS.glob(f"cmu_mocap_3d_*_{split}.jsonl"))  # fmt: skip
+    for preset in [*presets, *(name for name in logged if name not in presets)]:
         path = RESULTS / f"cmu_mocap_3d_{preset}_{split}.jsonl"
         if not path.exists():
             continue
