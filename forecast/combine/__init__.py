@@ -15,7 +15,9 @@ from forecast.combine.ensemble import EnsembleForecaster
 from forecast.combine.presets import (
     DAY_AHEAD_MEMORY,
     LTD_3D_40,
+    MOTION_3D_PGBIG_WEIGHTS,
     MOTION_3D_WEIGHTS,
+    PGBIG_3D_14,
     SIMLPE_ANGLES,
     motion_3d,
     motion_angles,
@@ -28,7 +30,9 @@ register_builtin(AnalogDayForecaster, "analog-day")
 __all__ = [
     "DAY_AHEAD_MEMORY",
     "LTD_3D_40",
+    "MOTION_3D_PGBIG_WEIGHTS",
     "MOTION_3D_WEIGHTS",
+    "PGBIG_3D_14",
     "SIMLPE_ANGLES",
     "AnalogDayForecaster",
     "EnsembleForecaster",

@@ -5,7 +5,7 @@ under its analog-day memory as the reference. It lives here, not beside
 ``DAY_AHEAD_LOAD``, because the memory (:class:`~forecast.combine.AnalogDayForecaster`) is
 a combination of estimators, a layer above the networks. :func:`motion_angles` builds the
 best estimator of the CMU angle benchmark, a weighted mean of four networks, and
-:func:`motion_3d` that of the 3-D benchmark, three networks weighed per step.
+:func:`motion_3d` that of the 3-D benchmark, three or four networks weighed per step.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from forecast.models.presets import (
     LTD_3D,
     MOTION_BEST,
     MOTION_BEST_3D,
+    PGBIG_3D,
     SIMLPE,
     SIMLPE_3D,
 )
@@ -132,34 +133,80 @@ MOTION_3D_WEIGHTS: list[list[float]] = [
 ]
 
 
-def motion_3d(random_state: int = 0) -> EnsembleForecaster:
-    """Return the estimator of the CMU 3-D benchmark: three networks, weighed by step.
+#: The fourth network of ``motion_3d(pgbig=True)``: PGBIG's recipe
+#: (:data:`~forecast.models.PGBIG_3D`) compressed to 14 epochs, the rate still falling tenfold.
+PGBIG_3D_14: dict[str, Any] = PGBIG_3D | {"max_epochs": 14}
+
+#: Weights of ``motion_3d(pgbig=True)``, one row per forecast step (1-25, 40 ms each): the
+#: GRU's share, the graph network's, siMLPe's network's, PGBIG's network's. Chosen by
+#: :func:`forecast.evaluation.motion_positions.step_weights` on the validation split.
+MOTION_3D_PGBIG_WEIGHTS: list[list[float]] = [
+    [0.65, 0.05, 0.1, 0.2],  # step 1 (40 ms)
+    [0.5, 0.0, 0.15, 0.35],  # 80 ms
+    [0.4, 0.0, 0.25, 0.35],
+    [0.25, 0.0, 0.3, 0.45],  # 160 ms
+    [0.2, 0.0, 0.3, 0.5],
+    [0.15, 0.0, 0.3, 0.55],
+    [0.1, 0.0, 0.3, 0.6],
+    [0.05, 0.0, 0.35, 0.6],  # 320 ms
+    [0.05, 0.0, 0.35, 0.6],
+    [0.0, 0.05, 0.35, 0.6],  # 400 ms
+    [0.0, 0.05, 0.35, 0.6],
+    [0.0, 0.05, 0.35, 0.6],
+    [0.0, 0.05, 0.35, 0.6],
+    [0.0, 0.05, 0.35, 0.6],  # 560 ms
+    [0.0, 0.1, 0.35, 0.55],
+    [0.0, 0.1, 0.35, 0.55],
+    [0.0, 0.1, 0.3, 0.6],
+    [0.0, 0.15, 0.3, 0.55],
+    [0.0, 0.15, 0.3, 0.55],
+    [0.0, 0.15, 0.3, 0.55],
+    [0.0, 0.2, 0.25, 0.55],
+    [0.0, 0.2, 0.25, 0.55],
+    [0.0, 0.2, 0.25, 0.55],
+    [0.0, 0.2, 0.25, 0.55],
+    [0.0, 0.25, 0.25, 0.5],  # step 25 (1000 ms)
+]
+
+
+def motion_3d(random_state: int = 0, pgbig: bool = False) -> EnsembleForecaster:
+    """Return the estimator of the CMU 3-D benchmark: networks weighed by step.
 
     The GRU of :data:`~forecast.models.MOTION_BEST_3D` weighs most on the first steps, LTD's
     graph network (:data:`LTD_3D_40`) and siMLPe's network
     (:data:`~forecast.models.SIMLPE_3D`) far ahead; :data:`MOTION_3D_WEIGHTS` gives each
     step's weights (``weights_by="step"``), chosen on the validation split (every window of
-    the held-out takes; the graph network fitted there for 10 epochs, to spare the cores),
-    where the three scored below the GRU and the graph network alone at every horizon. 10
-    observed frames, 25 forecast, the 75 position columns of
-    ``load("cmu-mocap", positions=True)``. On the test takes (seed 0, every window) it scores
-    9.9 / 19.6 / 39.7 / 48.7 / 63.7 / 88.6 mm at 80 / 160 / 320 / 400 / 560 / 1000 ms on the
-    six actions (below the reproduction of LTD's recipe at every horizon) and 10.7 / 20.9 /
-    40.9 / 49.4 / 63.0 / 83.7 on the five with training takes (below it but at 400 ms,
-    49.36 against 49.32); 1.03-1.17 times PGBIG's error on the six, 1.005-1.10 times on the
-    five (``docs/results/motion.md``, "Networks weighed by step"). The graph network's fit
-    dominates the cost: 40 epochs of 3.5-4.5 minutes each on one core of a quiet 2-core
-    machine, against 20-30 minutes for siMLPe's network and 1.5 for the GRU.
+    the held-out takes; the graph network fitted there for 10 epochs, to spare the cores).
+    With ``pgbig=True`` PGBIG's network (:data:`PGBIG_3D_14`) joins as a fourth member, with
+    the weights :data:`MOTION_3D_PGBIG_WEIGHTS` chosen the same way; it takes the largest
+    share from the second step on, and the graph network's falls to 0-0.25. 10 observed
+    frames, 25 forecast, the 75 position columns of ``load("cmu-mocap", positions=True)``.
+
+    On the test takes (seed 0, every window; ``docs/results/motion.md``, "Networks weighed by
+    step") at 80 / 160 / 320 / 400 / 560 / 1000 ms:
+
+    - the three networks: 9.9 / 19.6 / 39.7 / 48.7 / 63.7 / 88.6 mm on the six actions, 10.7 /
+      20.9 / 40.9 / 49.4 / 63.0 / 83.7 on the five with training takes; 1.03-1.17 times
+      PGBIG's published error on the six, 1.005-1.10 times on the five;
+    - the four (``pgbig=True``): 9.8 / 19.4 / 38.9 / 47.6 / 62.0 / 86.6 mm on the six, 10.6 /
+      20.7 / 40.2 / 48.3 / 61.2 / 81.3 on the five; 1.01-1.14 times PGBIG's error on the six
+      and 0.99-1.08 times on the five.
+
+    The graph networks' fits dominate the cost: on one core of a quiet 2-core machine, 40
+    epochs of 3.5-4.5 minutes each for LTD's and 14 of 5-8 minutes on two threads for
+    PGBIG's, against 20-30 minutes for siMLPe's network and 1.5 for the GRU.
 
     Parameters
     ----------
     random_state : int, default=0
         Seed of every member.
+    pgbig : bool, default=False
+        Add PGBIG's network as a fourth member.
 
     Returns
     -------
     EnsembleForecaster
-        Unfitted; members named ``gru``, ``ltd`` and ``simlpe``.
+        Unfitted; members named ``gru``, ``ltd``, ``simlpe`` (and ``pgbig``).
 
     Examples
     --------
@@ -167,14 +214,17 @@ def motion_3d(random_state: int = 0) -> EnsembleForecaster:
     >>> model = motion_3d(random_state=0)
     >>> [name for name, _ in model.estimators], model.weights_by
     (['gru', 'ltd', 'simlpe'], 'step')
+    >>> [name for name, _ in motion_3d(pgbig=True).estimators]
+    ['gru', 'ltd', 'simlpe', 'pgbig']
     """
     seed = int(random_state)
-    return EnsembleForecaster(
-        [
-            ("gru", GRUForecaster(**MOTION_BEST_3D, random_state=seed)),
-            ("ltd", DCTMixerForecaster(**LTD_3D_40, random_state=seed)),
-            ("simlpe", DCTMixerForecaster(**SIMLPE_3D, random_state=seed)),
-        ],
-        weights=[list(row) for row in MOTION_3D_WEIGHTS],
-        weights_by="step",
-    )
+    members: list[tuple[str, Any]] = [
+        ("gru", GRUForecaster(**MOTION_BEST_3D, random_state=seed)),
+        ("ltd", DCTMixerForecaster(**LTD_3D_40, random_state=seed)),
+        ("simlpe", DCTMixerForecaster(**SIMLPE_3D, random_state=seed)),
+    ]
+    weights = MOTION_3D_WEIGHTS
+    if pgbig:
+        members.append(("pgbig", DCTMixerForecaster(**PGBIG_3D_14, random_state=seed)))
+        weights = MOTION_3D_PGBIG_WEIGHTS
+    return EnsembleForecaster(members, weights=[list(row) for row in weights], weights_by="step")

@@ -126,3 +126,46 @@ def test_motion_3d_is_the_documented_step_blend_and_fits():
     pred = forecast_positions(model.fit(bench.train), bench)
     assert all(p.shape == (len(bench.starts[a]), 25, 75) and np.isfinite(p).all()
                for a, p in pred.items())  # fmt: skip
+
+
+def test_motion_3d_with_pgbig_adds_the_fourth_network_and_its_logged_weights():
+    import json
+    from pathlib import Path
+
+    from forecast import DCTMixerForecaster
+    from forecast.combine import MOTION_3D_PGBIG_WEIGHTS, PGBIG_3D_14, motion_3d
+    from forecast.evaluation.motion_positions import PositionBenchmark, forecast_positions
+    from forecast.models import PGBIG_3D
+    from tests.evaluation.test_motion_positions import frames as position_frames
+
+    model = motion_3d(random_state=1, pgbig=True)
+    members = dict(model.estimators)
+    assert list(members) == ["gru", "ltd", "simlpe", "pgbig"] and model.weights_by == "step"
+    assert isinstance(members["pgbig"], DCTMixerForecaster)
+    assert PGBIG_3D_14 == {**PGBIG_3D, "max_epochs": 14}
+    assert all(members["pgbig"].get_params()[k] == v for k, v in PGBIG_3D_14.items())
+    assert [m.random_state for m in members.values()] == [1, 1, 1, 1]
+    # the three members before it are motion_3d's own
+    three = dict(motion_3d(random_state=1).estimators)
+    assert all(members[n].get_params() == three[n].get_params() for n in three)
+    w = np.asarray(MOTION_3D_PGBIG_WEIGHTS)
+    assert w.shape == (25, 4) and model.weights == MOTION_3D_PGBIG_WEIGHTS
+    np.testing.assert_allclose(w.sum(axis=1), 1.0)
+    assert (np.diff(w[:, 0]) <= 0).all()  # the GRU's share falls with the step
+    log = (
+        Path(__file__).parents[2]
+        / "experiments/results/cmu_mocap_3d_steps_gru_ltd3d_simlpe3d_pgbig3d_validation.jsonl"
+    )
+    chosen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert MOTION_3D_PGBIG_WEIGHTS == next(r["weights"] for r in chosen if r["seed"] == 0)
+    bench = PositionBenchmark.from_frames(position_frames())
+    model.set_params(
+        **{f"{n}__{k}": v for n in members for k, v in {"max_epochs": 1, "batch_size": 64}.items()},
+        gru__hidden_size=4, ltd__hidden_size=8, ltd__num_layers=1, simlpe__hidden_size=4,
+        simlpe__num_layers=1, pgbig__hidden_size=4, pgbig__num_layers=2,
+    )  # fmt: skip
+    pred = forecast_positions(model.fit(bench.train), bench)
+    alone = forecast_positions(model.estimators_[3], bench)  # the fitted PGBIG member
+    for action, p in pred.items():
+        assert p.shape == (len(bench.starts[action]), 25, 75) and np.isfinite(p).all()
+        assert not np.allclose(p, alone[action])  # the blend is not the last member alone
