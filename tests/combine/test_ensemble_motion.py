@@ -1,5 +1,8 @@
 """EnsembleForecaster on the motion benchmark: the weighted mean of its members' forecasts."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -7,6 +10,8 @@ from sklearn.base import clone
 from forecast import ConstantVelocity, EnsembleForecaster, GRUForecaster
 from forecast.evaluation.motion import PREDICTED, MotionBenchmark, forecast_windows
 from tests.evaluation.test_motion import frames
+
+RESULTS = Path(__file__).parents[2] / "experiments" / "results"
 
 
 @pytest.mark.parametrize("history", ["window", "sequence"])
@@ -82,10 +87,14 @@ def test_step_weights_on_positions_equal_the_blend_of_separate_fits():
     assert not np.allclose(alone["gru"]["walking"], alone["mixer"]["walking"])
 
 
-def test_motion_3d_is_the_documented_step_blend_and_fits():
-    import json
-    from pathlib import Path
+def logged_weights(members: str) -> list[list[float]]:
+    """The step weights the CMU 3-D experiment chose on the validation split for seed 0."""
+    log = RESULTS / f"cmu_mocap_3d_steps_{members}_validation.jsonl"
+    chosen = [json.loads(line) for line in log.read_text().splitlines()]
+    return next(r["weights"] for r in chosen if r["seed"] == 0)
 
+
+def test_motion_3d_is_the_documented_step_blend_and_fits():
     from forecast import DCTMixerForecaster
     from forecast.combine import LTD_3D_40, MOTION_3D_WEIGHTS, motion_3d
     from forecast.evaluation.motion_positions import PositionBenchmark, forecast_positions
@@ -108,12 +117,7 @@ def test_motion_3d_is_the_documented_step_blend_and_fits():
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
     assert (np.diff(w[:, 0]) <= 0).all()  # the GRU's share falls with the step
     # the weights are those the experiment chose on the validation split (its log)
-    log = (
-        Path(__file__).parents[2]
-        / "experiments/results/cmu_mocap_3d_steps_gru_ltd3d_simlpe3d_validation.jsonl"
-    )
-    chosen = [json.loads(line) for line in log.read_text().splitlines()]
-    assert MOTION_3D_WEIGHTS == next(r["weights"] for r in chosen if r["seed"] == 0)
+    assert MOTION_3D_WEIGHTS == logged_weights("gru_ltd3d_simlpe3d")
     model.weights[0][0] = 0.0  # each call builds its own rows
     assert motion_3d().weights[0] == [0.7, 0.1, 0.2]
     bench = PositionBenchmark.from_frames(position_frames())
@@ -129,9 +133,6 @@ def test_motion_3d_is_the_documented_step_blend_and_fits():
 
 
 def test_motion_3d_with_pgbig_adds_the_fourth_network_and_its_logged_weights():
-    import json
-    from pathlib import Path
-
     from forecast import DCTMixerForecaster
     from forecast.combine import MOTION_3D_PGBIG_WEIGHTS, PGBIG_3D_14, motion_3d
     from forecast.evaluation.motion_positions import PositionBenchmark, forecast_positions
@@ -152,12 +153,7 @@ def test_motion_3d_with_pgbig_adds_the_fourth_network_and_its_logged_weights():
     assert w.shape == (25, 4) and model.weights == MOTION_3D_PGBIG_WEIGHTS
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
     assert (np.diff(w[:, 0]) <= 0).all()  # the GRU's share falls with the step
-    log = (
-        Path(__file__).parents[2]
-        / "experiments/results/cmu_mocap_3d_steps_gru_ltd3d_simlpe3d_pgbig3d_validation.jsonl"
-    )
-    chosen = [json.loads(line) for line in log.read_text().splitlines()]
-    assert MOTION_3D_PGBIG_WEIGHTS == next(r["weights"] for r in chosen if r["seed"] == 0)
+    assert MOTION_3D_PGBIG_WEIGHTS == logged_weights("gru_ltd3d_simlpe3d_pgbig3d")
     bench = PositionBenchmark.from_frames(position_frames())
     model.set_params(
         **{f"{n}__{k}": v for n in members for k, v in {"max_epochs": 1, "batch_size": 64}.items()},
