@@ -120,7 +120,7 @@ def test_motion_3d_is_the_documented_step_blend_and_fits():
     assert MOTION_3D_WEIGHTS == logged_weights("gru_ltd3d_simlpe3d")
     model.weights[0][0] = 0.0  # each call builds its own rows
     assert motion_3d().weights[0] == [0.7, 0.1, 0.2]
-    bench = PositionBenchmark.from_frames(position_frames())
+    bench = PositionBenchmark.from_frames(position_frames(), "test", 8)  # LTD's 8 windows a take
     tiny = {"max_epochs": 1, "batch_size": 64}
     model.set_params(
         **{f"{n}__{k}": v for n in members for k, v in tiny.items()},
@@ -154,14 +154,14 @@ def test_motion_3d_with_pgbig_adds_the_fourth_network_and_its_logged_weights():
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
     assert (np.diff(w[:, 0]) <= 0).all()  # the GRU's share falls with the step
     assert MOTION_3D_PGBIG_WEIGHTS == logged_weights("gru_ltd3d_simlpe3d_pgbig3d")
-    bench = PositionBenchmark.from_frames(position_frames())
+    bench = PositionBenchmark.from_frames(position_frames(), "test", 8)  # LTD's 8 windows a take
     model.set_params(
         **{f"{n}__{k}": v for n in members for k, v in {"max_epochs": 1, "batch_size": 64}.items()},
         gru__hidden_size=4, ltd__hidden_size=8, ltd__num_layers=1, simlpe__hidden_size=4,
-        simlpe__num_layers=1, pgbig__hidden_size=4, pgbig__num_layers=2,
+        simlpe__num_layers=1, pgbig__hidden_size=4, pgbig__num_layers=1,
     )  # fmt: skip
     pred = forecast_positions(model.fit(bench.train), bench)
     alone = forecast_positions(model.estimators_[3], bench)  # the fitted PGBIG member
     for action, p in pred.items():
-        assert p.shape == (len(bench.starts[action]), 25, 75) and np.isfinite(p).all()
+        assert p.shape == (8, 25, 75) and np.isfinite(p).all()
         assert not np.allclose(p, alone[action])  # the blend is not the last member alone
