@@ -131,6 +131,11 @@ class Curve(Callback):
         print(json.dumps({k: v for k, v in entry.items() if "5 with" not in k}), flush=True)
 
 
+def log_name(preset: str, without: tuple[str, ...] = (), tag: str = "") -> str:
+    """The name a run's logs and kept forecasts go under: ``<preset>[_without_<a>..][_<tag>]``."""
+    return "_".join([preset, *(f"without_{a}" for a in without), *([tag] if tag else [])])
+
+
 def run(
     preset: str,
     split: str,
@@ -150,7 +155,7 @@ def run(
     a second recipe of a preset (``--params``) keeps its own.
 
     With ``forecasts_dir``, the kept weights' forecasts of both window sets are kept too, in
-    ``<forecasts_dir>/<preset>_<split>_seed<k>.npz`` (arrays ``<windows>/<action>``, each
+    ``<forecasts_dir>/<log name>_<split>_seed<k>.npz`` (arrays ``<windows>/<action>``, each
     ``(n_windows, 25, 75)``): what ``--blend`` weighs per forecast step.
     """
     benches = {"all": load_position_benchmark(data_dir, split, "all")}
@@ -159,7 +164,7 @@ def run(
     if unknown := [a for a in without if a not in trained]:
         raise SystemExit(f"--without: no training take of {unknown}; there are {sorted(trained)}")
     train = {k: f for k, f in benches["all"].train.items() if action_of(k) not in without}
-    preset_log = "_".join([preset, *(f"without_{a}" for a in without), *([tag] if tag else [])])
+    preset_log = log_name(preset, without, tag)
     folder = params.pop("checkpoint_dir", None)  # not a setting: kept out of the log
     stem = RESULTS / f"cmu_mocap_3d_{preset_log}_{split}"
     for seed in seeds:
@@ -292,7 +297,7 @@ def main() -> None:
         print(summary(args.split, [*PRESETS, *AVERAGES]))
         return
     if args.table:
-        print(table("_".join([args.preset, *([args.tag] if args.tag else [])]), args.split))
+        print(table(log_name(args.preset, (), args.tag), args.split))
         return
     if args.reference:
         reference(args.split, args.data_dir)
