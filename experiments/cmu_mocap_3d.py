@@ -38,7 +38,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
-from cmu_mocap_3d_tables import summary, table, table_text  # the script next to this one
+from cmu_mocap_3d_tables import (  # the script next to this one
+    fit_seconds,
+    summary,
+    table,
+    table_text,
+)
 
 from forecast.combine import EnsembleForecaster
 from forecast.evaluation.memory import PeakRSS
@@ -131,6 +136,31 @@ class Curve(Callback):
         print(json.dumps({k: v for k, v in entry.items() if "5 with" not in k}), flush=True)
 
 
+class FitClock(Callback):
+    """Callback: the fit's wall seconds summed over its resumes, kept beside its checkpoint.
+
+    After every epoch ``<folder>/fit_seconds.json`` gets the seconds of the earlier processes
+    (read at the start) plus this one's so far, the first epoch they cover and the last; an
+    epoch cut short by a stop is neither counted nor kept, as its checkpoint is not.
+    """
+
+    def __init__(self, folder: str) -> None:
+        self.path = Path(folder) / "fit_seconds.json"
+        self.kept = json.loads(self.path.read_text()) if self.path.exists() else None
+        self.start = time.perf_counter()
+        self.last: dict[str, Any] | None = self.kept
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
+        before = self.kept or {"seconds": 0.0, "first_epoch": epoch + 1}
+        seconds = before["seconds"] + time.perf_counter() - self.start
+        self.last = {"seconds": round(seconds, 1), "first_epoch": before["first_epoch"]}
+        self.last["last_epoch"] = epoch + 1
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(json.dumps(self.last) + "\n")
+        partial.replace(self.path)
+
+
 def log_name(preset: str, without: tuple[str, ...] = (), tag: str = "") -> str:
     """The name a run's logs and kept forecasts go under: ``<preset>[_without_<a>..][_<tag>]``."""
     return "_".join([preset, *(f"without_{a}" for a in without), *([tag] if tag else [])])
@@ -178,12 +208,17 @@ def run(
         meta = {"seed": seed, "params": params, "windows_per_epoch": per_epoch}
         # the learning curve of a single network (an average's members are scored at the end)
         curve = [Curve(model, benches, every, Path(f"{stem}_curve.jsonl"), meta)]
+        clock = FitClock(f"{folder}/seed{seed}") if folder and model is first else None
+        curve += [clock] if clock else []
         peak = PeakRSS()
         peak.start()
         start = time.perf_counter()
         model.fit(train, callbacks=curve if model is first else [])
         entry: dict[str, Any] = {**meta, "fit_s": round(time.perf_counter() - start, 1)}
         entry["peak_mb"] = round(peak.peak_mb(), 1)
+        if clock and clock.last:  # the fit's seconds over every resume, from first_epoch on
+            entry["fit_s_resumes"] = clock.last["seconds"]
+            entry["fit_s_first_epoch"] = clock.last["first_epoch"]
         fitted = [first] if model is first else model.estimators_  # an average fits clones
         entry["best_epoch"] = [net.best_epoch_ + 1 for net in fitted]
         if model is first:
@@ -238,7 +273,7 @@ def blend(members: list[str], seeds: list[int], data_dir: Any, folder: str) -> N
                 [r for r in map(json.loads, log.read_text().splitlines()) if r["seed"] == seed][-1]
                 for log in logs
             ]
-            entry["fit_s"] = round(sum(r["fit_s"] for r in runs), 1)
+            entry["fit_s"] = round(sum(fit_seconds(r) for r in runs), 1)
             entry["peak_mb"] = max(r["peak_mb"] for r in runs)
             for label, bench in benches.items():
                 mixed = {
