@@ -146,14 +146,16 @@ class FitClock(Callback):
 
     def __init__(self, folder: str) -> None:
         self.path = Path(folder) / "fit_seconds.json"
-        self.kept = json.loads(self.path.read_text()) if self.path.exists() else None
+        kept = json.loads(self.path.read_text()) if self.path.exists() else None
+        self.before = kept["seconds"] if kept else 0.0
+        self.first = kept["first_epoch"] if kept else None  # None: this process's first epoch
         self.start = time.perf_counter()
-        self.last: dict[str, Any] | None = self.kept
+        self.last: dict[str, Any] | None = kept
 
     def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
-        before = self.kept or {"seconds": 0.0, "first_epoch": epoch + 1}
-        seconds = before["seconds"] + time.perf_counter() - self.start
-        self.last = {"seconds": round(seconds, 1), "first_epoch": before["first_epoch"]}
+        self.first = self.first or epoch + 1
+        seconds = self.before + time.perf_counter() - self.start
+        self.last = {"seconds": round(seconds, 1), "first_epoch": self.first}
         self.last["last_epoch"] = epoch + 1
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_suffix(".partial")
