@@ -157,8 +157,7 @@ class FitClock(Callback):
         seconds = self.before + time.perf_counter() - self.start
         self.last = {"seconds": round(seconds, 1), "first_epoch": self.first}
         self.last["last_epoch"] = epoch + 1
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".partial")
+        partial = self.path.with_suffix(".partial")  # the folder holds the epoch's checkpoint
         partial.write_text(json.dumps(self.last) + "\n")
         partial.replace(self.path)
 
